@@ -1,0 +1,155 @@
+package meta
+
+import (
+	"time"
+
+	jsoniter "github.com/json-iterator/go"
+
+	"github.com/podwatch/podwatch/internal/jsonx"
+)
+
+// Object is what the generic rest, watch and cache code needs of a decoded object:
+// its metadata, for keys and resourceVersions.
+type Object interface {
+	Meta() *ObjectMeta
+}
+
+// DecodeFunc reads one object of type T from the iterator, which is positioned at
+// the object's first byte. Errors are reported on the iterator (it.Error), as
+// json-iterator's own readers do, so a caller checks once after the call.
+type DecodeFunc[T any] func(it *jsoniter.Iterator) T
+
+// TypeMeta is an object's kind and API version.
+type TypeMeta struct {
+	Kind       string `json:"kind,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty"`
+}
+
+// ObjectMeta is the subset of metadata podwatch acts on; the rest rides along in
+// an unexported store and is written back on encode.
+type ObjectMeta struct {
+	Name                       string
+	GenerateName               string
+	Namespace                  string
+	UID                        string
+	ResourceVersion            string
+	Generation                 int64
+	CreationTimestamp          time.Time
+	DeletionTimestamp          *time.Time
+	DeletionGracePeriodSeconds *int64
+	Labels                     map[string]string
+	Annotations                map[string]string
+
+	extra jsonx.Extra
+}
+
+// Unmodelled returns the raw JSON of a metadata member podwatch keeps but does not
+// model (ownerReferences, managedFields, ...), or nil.
+func (m *ObjectMeta) Unmodelled(name string) []byte { return m.extra.Get(name) }
+
+// ReadJSON decodes object metadata from it; errors are reported on it.
+func (m *ObjectMeta) ReadJSON(it *jsoniter.Iterator) {
+	it.ReadObjectCB(func(it *jsoniter.Iterator, field string) bool {
+		switch field {
+		case "name":
+			m.Name = it.ReadString()
+		case "generateName":
+			m.GenerateName = it.ReadString()
+		case "namespace":
+			m.Namespace = it.ReadString()
+		case "uid":
+			m.UID = it.ReadString()
+		case "resourceVersion":
+			m.ResourceVersion = it.ReadString()
+		case "generation":
+			m.Generation = it.ReadInt64()
+		case "creationTimestamp":
+			m.CreationTimestamp = jsonx.ReadTime(it)
+		case "deletionTimestamp":
+			m.DeletionTimestamp = jsonx.ReadTimePtr(it)
+		case "deletionGracePeriodSeconds":
+			m.DeletionGracePeriodSeconds = jsonx.ReadInt64Ptr(it)
+		case "labels":
+			m.Labels = jsonx.ReadStringMap(it)
+		case "annotations":
+			m.Annotations = jsonx.ReadStringMap(it)
+		default:
+			m.extra.Keep(it, field)
+		}
+		return it.Error == nil
+	})
+}
+
+// WriteJSON encodes the metadata, unmodelled members included.
+func (m *ObjectMeta) WriteJSON(s *jsoniter.Stream) {
+	w := jsonx.Begin(s)
+	w.String("name", m.Name)
+	w.String("generateName", m.GenerateName)
+	w.String("namespace", m.Namespace)
+	w.String("uid", m.UID)
+	w.String("resourceVersion", m.ResourceVersion)
+	w.Int64("generation", m.Generation)
+	w.Time("creationTimestamp", m.CreationTimestamp)
+	if m.DeletionTimestamp != nil {
+		w.Time("deletionTimestamp", *m.DeletionTimestamp)
+	}
+	w.Int64Ptr("deletionGracePeriodSeconds", m.DeletionGracePeriodSeconds)
+	w.StringMap("labels", m.Labels)
+	w.StringMap("annotations", m.Annotations)
+	w.Extra(m.extra)
+	w.End()
+}
+
+// DeepCopy returns a copy that shares nothing mutable with m.
+func (m *ObjectMeta) DeepCopy() ObjectMeta {
+	c := *m
+	c.Labels = copyMap(m.Labels)
+	c.Annotations = copyMap(m.Annotations)
+	if m.DeletionTimestamp != nil {
+		t := *m.DeletionTimestamp
+		c.DeletionTimestamp = &t
+	}
+	if m.DeletionGracePeriodSeconds != nil {
+		v := *m.DeletionGracePeriodSeconds
+		c.DeletionGracePeriodSeconds = &v
+	}
+	// Kept members are never modified in place, only replaced, so sharing their
+	// bytes is safe; the slice header is copied so appends do not alias.
+	c.extra = append(jsonx.Extra(nil), m.extra...)
+	return c
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]string, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// ListMeta is a list's metadata.
+type ListMeta struct {
+	ResourceVersion    string `json:"resourceVersion,omitempty"`
+	Continue           string `json:"continue,omitempty"`
+	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+}
+
+// ReadJSON decodes list metadata from it, ignoring members it does not model.
+func (m *ListMeta) ReadJSON(it *jsoniter.Iterator) {
+	it.ReadObjectCB(func(it *jsoniter.Iterator, field string) bool {
+		switch field {
+		case "resourceVersion":
+			m.ResourceVersion = it.ReadString()
+		case "continue":
+			m.Continue = it.ReadString()
+		case "remainingItemCount":
+			m.RemainingItemCount = jsonx.ReadInt64Ptr(it)
+		default:
+			it.Skip()
+		}
+		return it.Error == nil
+	})
+}
