@@ -20,9 +20,13 @@ type Field struct {
 // input and output then finds them equal.
 type Extra []Field
 
-// Keep captures the value the iterator is positioned at under name.
-func (e *Extra) Keep(it *jsoniter.Iterator, name string) {
-	*e = append(*e, Field{Name: name, Value: it.SkipAndReturnBytes()})
+// Keep captures the next value under name. The value aliases the reader's input,
+// so that input must outlive e and never be modified.
+func (e *Extra) Keep(r *Reader, name []byte) {
+	v := r.Raw()
+	if r.Err() == nil {
+		*e = append(*e, Field{Name: Intern(name), Value: v})
+	}
 }
 
 // Get returns the raw value kept under name, or nil.

@@ -8,14 +8,14 @@ import (
 )
 
 // ReadStringMap reads a JSON object of strings; null gives a nil map.
-func ReadStringMap(it *jsoniter.Iterator) map[string]string {
-	if it.ReadNil() {
+func ReadStringMap(r *Reader) map[string]string {
+	if r.Null() {
 		return nil
 	}
 	m := map[string]string{}
-	it.ReadMapCB(func(it *jsoniter.Iterator, k string) bool {
-		m[k] = it.ReadString()
-		return it.Error == nil
+	r.Object(func(k []byte) {
+		key := string(k)
+		m[key] = r.String()
 	})
 	return m
 }
@@ -36,36 +36,36 @@ func WriteStringMap(s *jsoniter.Stream, m map[string]string) {
 }
 
 // ReadInt64Ptr reads an integer, or null as nil.
-func ReadInt64Ptr(it *jsoniter.Iterator) *int64 {
-	if it.ReadNil() {
+func ReadInt64Ptr(r *Reader) *int64 {
+	if r.Null() {
 		return nil
 	}
-	v := it.ReadInt64()
+	v := r.Int64()
 	return &v
 }
 
 // ReadTime reads an RFC 3339 timestamp; null gives the zero time. A malformed
-// timestamp is reported on the iterator.
-func ReadTime(it *jsoniter.Iterator) time.Time {
-	if it.ReadNil() {
+// timestamp is reported on the reader.
+func ReadTime(r *Reader) time.Time {
+	if r.Null() {
 		return time.Time{}
 	}
-	s := it.ReadString()
-	if it.Error != nil {
+	s := r.String()
+	if r.Err() != nil {
 		return time.Time{}
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		it.ReportError("read timestamp", err.Error())
+		r.Fail("invalid timestamp: " + err.Error())
 	}
 	return t
 }
 
 // ReadTimePtr reads a timestamp, or null as nil.
-func ReadTimePtr(it *jsoniter.Iterator) *time.Time {
-	if it.ReadNil() {
+func ReadTimePtr(r *Reader) *time.Time {
+	if r.Null() {
 		return nil
 	}
-	t := ReadTime(it)
+	t := ReadTime(r)
 	return &t
 }

@@ -14,10 +14,10 @@ type Object interface {
 	Meta() *ObjectMeta
 }
 
-// DecodeFunc reads one object of type T from the iterator, which is positioned at
-// the object's first byte. Errors are reported on the iterator (it.Error), as
-// json-iterator's own readers do, so a caller checks once after the call.
-type DecodeFunc[T any] func(it *jsoniter.Iterator) T
+// DecodeFunc decodes one object of type T from the JSON in data. data is valid
+// only for the duration of the call (callers reuse their buffers): a decoder that
+// keeps any part of it copies it first.
+type DecodeFunc[T any] func(data []byte) (T, error)
 
 // TypeMeta is an object's kind and API version.
 type TypeMeta struct {
@@ -47,36 +47,36 @@ type ObjectMeta struct {
 // model (ownerReferences, managedFields, ...), or nil.
 func (m *ObjectMeta) Unmodelled(name string) []byte { return m.extra.Get(name) }
 
-// ReadJSON decodes object metadata from it; errors are reported on it.
-func (m *ObjectMeta) ReadJSON(it *jsoniter.Iterator) {
-	it.ReadObjectCB(func(it *jsoniter.Iterator, field string) bool {
-		switch field {
+// ReadJSON decodes object metadata from r; errors are recorded on r. Unmodelled
+// members alias r's input, which must stay unchanged while m lives.
+func (m *ObjectMeta) ReadJSON(r *jsonx.Reader) {
+	r.Object(func(field []byte) {
+		switch string(field) {
 		case "name":
-			m.Name = it.ReadString()
+			m.Name = r.String()
 		case "generateName":
-			m.GenerateName = it.ReadString()
+			m.GenerateName = r.String()
 		case "namespace":
-			m.Namespace = it.ReadString()
+			m.Namespace = r.String()
 		case "uid":
-			m.UID = it.ReadString()
+			m.UID = r.String()
 		case "resourceVersion":
-			m.ResourceVersion = it.ReadString()
+			m.ResourceVersion = r.String()
 		case "generation":
-			m.Generation = it.ReadInt64()
+			m.Generation = r.Int64()
 		case "creationTimestamp":
-			m.CreationTimestamp = jsonx.ReadTime(it)
+			m.CreationTimestamp = jsonx.ReadTime(r)
 		case "deletionTimestamp":
-			m.DeletionTimestamp = jsonx.ReadTimePtr(it)
+			m.DeletionTimestamp = jsonx.ReadTimePtr(r)
 		case "deletionGracePeriodSeconds":
-			m.DeletionGracePeriodSeconds = jsonx.ReadInt64Ptr(it)
+			m.DeletionGracePeriodSeconds = jsonx.ReadInt64Ptr(r)
 		case "labels":
-			m.Labels = jsonx.ReadStringMap(it)
+			m.Labels = jsonx.ReadStringMap(r)
 		case "annotations":
-			m.Annotations = jsonx.ReadStringMap(it)
+			m.Annotations = jsonx.ReadStringMap(r)
 		default:
-			m.extra.Keep(it, field)
+			m.extra.Keep(r, field)
 		}
-		return it.Error == nil
 	})
 }
 
@@ -137,19 +137,18 @@ type ListMeta struct {
 	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
 }
 
-// ReadJSON decodes list metadata from it, ignoring members it does not model.
-func (m *ListMeta) ReadJSON(it *jsoniter.Iterator) {
-	it.ReadObjectCB(func(it *jsoniter.Iterator, field string) bool {
-		switch field {
+// ReadJSON decodes list metadata from r, ignoring members it does not model.
+func (m *ListMeta) ReadJSON(r *jsonx.Reader) {
+	r.Object(func(field []byte) {
+		switch string(field) {
 		case "resourceVersion":
-			m.ResourceVersion = it.ReadString()
+			m.ResourceVersion = r.String()
 		case "continue":
-			m.Continue = it.ReadString()
+			m.Continue = r.String()
 		case "remainingItemCount":
-			m.RemainingItemCount = jsonx.ReadInt64Ptr(it)
+			m.RemainingItemCount = jsonx.ReadInt64Ptr(r)
 		default:
-			it.Skip()
+			r.Skip()
 		}
-		return it.Error == nil
 	})
 }

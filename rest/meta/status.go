@@ -63,10 +63,3 @@ func ParseStatus(data []byte) (*Status, error) {
 	}
 	return &s, nil
 }
-
-// ReadStatus decodes a Status from it; errors are reported on it.
-func ReadStatus(it *jsoniter.Iterator) *Status {
-	var s Status
-	it.ReadVal(&s)
-	return &s
-}

@@ -1,0 +1,225 @@
+package api
+
+import (
+	"bytes"
+	"fmt"
+
+	jsoniter "github.com/json-iterator/go"
+
+	"github.com/podwatch/podwatch/internal/jsonx"
+)
+
+// DecodePod decodes one pod from data; it is a meta.DecodeFunc[*Pod]. data is
+// copied once and the pod's unmodelled members point into that copy, so the
+// caller may reuse data.
+func DecodePod(data []byte) (*Pod, error) {
+	var r jsonx.Reader
+	r.Reset(bytes.Clone(data))
+	p := &Pod{}
+	p.ReadJSON(&r)
+	if r.Err() == nil && !r.AtEnd() {
+		r.Fail("data after the pod")
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("decode pod: %w", err)
+	}
+	return p, nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (p *Pod) UnmarshalJSON(data []byte) error {
+	d, err := DecodePod(data)
+	if err != nil {
+		return err
+	}
+	*p = *d
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler; unmodelled members are written back.
+func (p *Pod) MarshalJSON() ([]byte, error) {
+	s := jsoniter.ConfigDefault.BorrowStream(nil)
+	defer jsoniter.ConfigDefault.ReturnStream(s)
+	p.WriteJSON(s)
+	if s.Error != nil {
+		return nil, fmt.Errorf("encode pod %s/%s: %w", p.Metadata.Namespace, p.Metadata.Name, s.Error)
+	}
+	return append([]byte(nil), s.Buffer()...), nil
+}
+
+// ReadJSON decodes the pod in place.
+func (p *Pod) ReadJSON(r *jsonx.Reader) {
+	r.Object(func(field []byte) {
+		switch string(field) {
+		case "kind":
+			p.Kind = r.String()
+		case "apiVersion":
+			p.APIVersion = r.String()
+		case "metadata":
+			p.Metadata.ReadJSON(r)
+		case "spec":
+			p.Spec.ReadJSON(r)
+		case "status":
+			p.Status.ReadJSON(r)
+		default:
+			p.extra.Keep(r, field)
+		}
+	})
+}
+
+// WriteJSON encodes the pod.
+func (p *Pod) WriteJSON(s *jsoniter.Stream) {
+	w := jsonx.Begin(s)
+	w.String("kind", p.Kind)
+	w.String("apiVersion", p.APIVersion)
+	w.Field("metadata")
+	p.Metadata.WriteJSON(s)
+	w.Field("spec")
+	p.Spec.WriteJSON(s)
+	w.Field("status")
+	p.Status.WriteJSON(s)
+	w.Extra(p.extra)
+	w.End()
+}
+
+// ReadJSON decodes the spec in place.
+func (ps *PodSpec) ReadJSON(r *jsonx.Reader) {
+	r.Object(func(field []byte) {
+		switch string(field) {
+		case "nodeName":
+			ps.NodeName = r.String()
+		case "containers":
+			ps.Containers = readArray(r, ps.Containers, (*Container).ReadJSON)
+		case "tolerations":
+			ps.Tolerations = readArray(r, ps.Tolerations, (*Toleration).ReadJSON)
+		default:
+			ps.extra.Keep(r, field)
+		}
+	})
+}
+
+// WriteJSON encodes the spec. Members keep the server's order where it matters
+// to a reader (containers first) and unmodelled ones follow.
+func (ps *PodSpec) WriteJSON(s *jsoniter.Stream) {
+	w := jsonx.Begin(s)
+	if ps.Containers != nil {
+		w.Field("containers")
+		writeArray(s, ps.Containers, (*Container).WriteJSON)
+	}
+	w.String("nodeName", ps.NodeName)
+	if ps.Tolerations != nil {
+		w.Field("tolerations")
+		writeArray(s, ps.Tolerations, (*Toleration).WriteJSON)
+	}
+	w.Extra(ps.extra)
+	w.End()
+}
+
+// ReadJSON decodes the container in place.
+func (c *Container) ReadJSON(r *jsonx.Reader) {
+	r.Object(func(field []byte) {
+		switch string(field) {
+		case "name":
+			c.Name = r.String()
+		case "image":
+			c.Image = r.String()
+		default:
+			c.extra.Keep(r, field)
+		}
+	})
+}
+
+// WriteJSON encodes the container.
+func (c *Container) WriteJSON(s *jsoniter.Stream) {
+	w := jsonx.Begin(s)
+	w.String("name", c.Name)
+	w.String("image", c.Image)
+	w.Extra(c.extra)
+	w.End()
+}
+
+// ReadJSON decodes the toleration in place.
+func (t *Toleration) ReadJSON(r *jsonx.Reader) {
+	r.Object(func(field []byte) {
+		switch string(field) {
+		case "key":
+			t.Key = r.String()
+		case "operator":
+			t.Operator = r.String()
+		case "value":
+			t.Value = r.String()
+		case "effect":
+			t.Effect = r.String()
+		case "tolerationSeconds":
+			t.TolerationSeconds = jsonx.ReadInt64Ptr(r)
+		default:
+			t.extra.Keep(r, field)
+		}
+	})
+}
+
+// WriteJSON encodes the toleration.
+func (t *Toleration) WriteJSON(s *jsoniter.Stream) {
+	w := jsonx.Begin(s)
+	w.String("key", t.Key)
+	w.String("operator", t.Operator)
+	w.String("value", t.Value)
+	w.String("effect", t.Effect)
+	w.Int64Ptr("tolerationSeconds", t.TolerationSeconds)
+	w.Extra(t.extra)
+	w.End()
+}
+
+// ReadJSON decodes the status in place.
+func (st *PodStatus) ReadJSON(r *jsonx.Reader) {
+	r.Object(func(field []byte) {
+		switch string(field) {
+		case "phase":
+			st.Phase = r.String()
+		case "hostIP":
+			st.HostIP = r.String()
+		case "podIP":
+			st.PodIP = r.String()
+		default:
+			st.extra.Keep(r, field)
+		}
+	})
+}
+
+// WriteJSON encodes the status.
+func (st *PodStatus) WriteJSON(s *jsoniter.Stream) {
+	w := jsonx.Begin(s)
+	w.String("phase", st.Phase)
+	w.String("hostIP", st.HostIP)
+	w.String("podIP", st.PodIP)
+	w.Extra(st.extra)
+	w.End()
+}
+
+// readArray reads a JSON array (or null) of objects into dst, reusing its storage.
+func readArray[E any](r *jsonx.Reader, dst []E, read func(*E, *jsonx.Reader)) []E {
+	if r.Null() {
+		return nil
+	}
+	dst = dst[:0]
+	if dst == nil {
+		dst = []E{}
+	}
+	r.Array(func() {
+		var e E
+		read(&e, r)
+		dst = append(dst, e)
+	})
+	return dst
+}
+
+func writeArray[E any](s *jsoniter.Stream, src []E, write func(*E, *jsoniter.Stream)) {
+	s.WriteArrayStart()
+	for i := range src {
+		if i > 0 {
+			s.WriteMore()
+		}
+		write(&src[i], s)
+	}
+	s.WriteArrayEnd()
+}

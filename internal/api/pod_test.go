@@ -1,0 +1,136 @@
+package api
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func readRealPod(t testing.TB) []byte {
+	t.Helper()
+	data, err := os.ReadFile("../../testdata/pod.json")
+	if err != nil {
+		t.Fatalf("read real pod: %v", err)
+	}
+	return data
+}
+
+func asJSONValue(t *testing.T, data []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, data)
+	}
+	return v
+}
+
+func TestRealPodRoundTripLosesNothing(t *testing.T) {
+	in := readRealPod(t)
+	p, err := DecodePod(in)
+	if err != nil {
+		t.Fatalf("DecodePod: %v", err)
+	}
+	out, err := p.MarshalJSON()
+	if err != nil {
+		t.Fatalf("MarshalJSON: %v", err)
+	}
+	if diff := cmp.Diff(asJSONValue(t, in), asJSONValue(t, out)); diff != "" {
+		t.Fatalf("round trip changed the pod (-want +got):\n%s", diff)
+	}
+}
+
+func TestRealPodTypedFields(t *testing.T) {
+	p, err := DecodePod(readRealPod(t))
+	if err != nil {
+		t.Fatalf("DecodePod: %v", err)
+	}
+	created, _ := time.Parse(time.RFC3339, "2026-12-02T10:37:31Z")
+	got := []any{p.Kind, p.APIVersion, p.Metadata.Name, p.Metadata.Namespace,
+		p.Metadata.ResourceVersion, p.Metadata.Generation, p.Metadata.CreationTimestamp.Equal(created),
+		p.Metadata.Labels["app"], p.Spec.NodeName != "", len(p.Spec.Containers) > 0, p.Status.Phase != ""}
+	want := []any{"Pod", "v1", "web-frontend-7d9f8b6c5d-x2kqz", "default", "268", int64(1), true,
+		"web-frontend", true, true, true}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("typed fields (-want +got):\n%s", diff)
+	}
+	if p.Metadata.Unmodelled("managedFields") == nil {
+		t.Fatalf("managedFields was not kept")
+	}
+}
+
+func TestEditedPodKeepsUnmodelledMembers(t *testing.T) {
+	in := readRealPod(t)
+	p, err := DecodePod(in)
+	if err != nil {
+		t.Fatalf("DecodePod: %v", err)
+	}
+	c := p.DeepCopy()
+	c.Metadata.Annotations["podwatch.test/seen"] = "yes"
+	c.Spec.NodeName = "node-z"
+	c.Spec.Tolerations = append(c.Spec.Tolerations, Toleration{Operator: "Exists", Effect: "NoExecute"})
+	out, err := c.MarshalJSON()
+	if err != nil {
+		t.Fatalf("MarshalJSON: %v", err)
+	}
+	want := asJSONValue(t, in).(map[string]any)
+	md := want["metadata"].(map[string]any)
+	md["annotations"].(map[string]any)["podwatch.test/seen"] = "yes"
+	spec := want["spec"].(map[string]any)
+	spec["nodeName"] = "node-z"
+	spec["tolerations"] = append(spec["tolerations"].([]any), map[string]any{"operator": "Exists", "effect": "NoExecute"})
+	if diff := cmp.Diff(any(want), asJSONValue(t, out)); diff != "" {
+		t.Fatalf("edited pod (-want +got):\n%s", diff)
+	}
+	if _, ok := p.Metadata.Annotations["podwatch.test/seen"]; ok || p.Spec.NodeName == "node-z" {
+		t.Fatalf("DeepCopy shares state with the original")
+	}
+}
+
+func TestDecodePodErrors(t *testing.T) {
+	for _, tc := range []struct{ name, in string }{
+		{"truncated", `{"metadata":{"name":"a"`},
+		{"wrong type", `{"metadata":{"name":7}}`},
+		{"bad time", `{"metadata":{"creationTimestamp":"yesterday"}}`},
+		{"not an object", `[1,2]`},
+		{"garbage", `<html>`},
+		{"label not string", `{"metadata":{"labels":{"a":1}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if p, err := DecodePod([]byte(tc.in)); err == nil {
+				t.Fatalf("DecodePod(%q) = %+v, want an error", tc.in, p)
+			}
+		})
+	}
+}
+
+func FuzzDecodePod(f *testing.F) {
+	f.Add(readRealPod(f))
+	f.Add([]byte(`{"kind":"Pod","metadata":{"name":"a","labels":{"x":"y"}},"spec":{"containers":[{"name":"c"}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := DecodePod(data)
+		if err != nil {
+			return
+		}
+		out, err := p.MarshalJSON()
+		if err != nil {
+			t.Fatalf("decoded pod does not encode: %v", err)
+		}
+		if _, err := DecodePod(out); err != nil {
+			t.Fatalf("encoded pod does not decode: %v\n%s", err, out)
+		}
+	})
+}
+
+func BenchmarkDecodeRealPod(b *testing.B) {
+	data := readRealPod(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodePod(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,447 @@
+package jsonx
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// SyntaxError is malformed JSON at a byte offset of the input the Reader was given.
+type SyntaxError struct {
+	Offset int64
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Msg)
+}
+
+// maxDepth bounds nesting so a hostile document cannot exhaust the stack.
+const maxDepth = 10000
+
+// Reader pulls JSON values from a byte slice without allocating for what it skips
+// or captures: Raw returns subslices of the input. It stops at the first error,
+// after which every read returns a zero value and Err reports it.
+type Reader struct {
+	data  []byte
+	pos   int
+	depth int
+	err   error
+	// Base is added to offsets in errors, for inputs cut from a larger stream.
+	Base int64
+	// scratch holds unescaped keys.
+	scratch []byte
+}
+
+// NewReader reads data.
+func NewReader(data []byte) *Reader { return &Reader{data: data} }
+
+// Reset makes r read data from its start, keeping its scratch space.
+func (r *Reader) Reset(data []byte) {
+	*r = Reader{data: data, scratch: r.scratch[:0]}
+}
+
+// Err returns the first error met, or nil.
+func (r *Reader) Err() error { return r.err }
+
+// Pos is the offset of the next unread byte.
+func (r *Reader) Pos() int { return r.pos }
+
+// Fail records err at the current position unless an error is already recorded.
+func (r *Reader) Fail(msg string) {
+	if r.err == nil {
+		r.err = &SyntaxError{Offset: r.Base + int64(r.pos), Msg: msg}
+	}
+}
+
+func (r *Reader) skipSpace() {
+	for r.pos < len(r.data) {
+		switch r.data[r.pos] {
+		case ' ', '\t', '\n', '\r':
+			r.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte without consuming it, or 0 at the end.
+func (r *Reader) peek() byte {
+	if r.err != nil {
+		return 0
+	}
+	r.skipSpace()
+	if r.pos >= len(r.data) {
+		return 0
+	}
+	return r.data[r.pos]
+}
+
+// Kind returns the first byte of the next value: '{', '[', '"', 'n', 't', 'f',
+// a digit or '-'; 0 at the end of input or after an error.
+func (r *Reader) Kind() byte { return r.peek() }
+
+// AtEnd reports whether only whitespace remains.
+func (r *Reader) AtEnd() bool { return r.err == nil && r.peek() == 0 }
+
+func (r *Reader) expect(c byte, what string) bool {
+	if r.peek() != c {
+		if r.err == nil {
+			if r.pos >= len(r.data) {
+				r.Fail("unexpected end of input, want " + what)
+			} else {
+				r.Fail(fmt.Sprintf("found %q, want %s", r.data[r.pos], what))
+			}
+		}
+		return false
+	}
+	r.pos++
+	return true
+}
+
+// Null consumes a null and reports true when the next value is one.
+func (r *Reader) Null() bool {
+	if r.peek() != 'n' {
+		return false
+	}
+	r.literal("null")
+	return r.err == nil
+}
+
+func (r *Reader) literal(word string) {
+	if len(r.data)-r.pos < len(word) || string(r.data[r.pos:r.pos+len(word)]) != word {
+		r.Fail("invalid literal, want " + word)
+		return
+	}
+	r.pos += len(word)
+}
+
+// Object calls member for each member of the next object, with the key (valid
+// only during the call); member must consume the value. null counts as an empty
+// object. It returns false when the value was not an object or an error occurred.
+func (r *Reader) Object(member func(key []byte)) bool {
+	if r.Null() {
+		return true
+	}
+	if !r.expect('{', "an object") {
+		return false
+	}
+	if !r.enter() {
+		return false
+	}
+	defer func() { r.depth-- }()
+	if r.peek() == '}' {
+		r.pos++
+		return true
+	}
+	for r.err == nil {
+		key := r.key()
+		if !r.expect(':', "':' after an object key") {
+			return false
+		}
+		start := r.pos
+		member(key)
+		if r.err == nil && r.pos == start {
+			r.Fail("member value not consumed")
+		}
+		switch r.peek() {
+		case ',':
+			r.pos++
+		case '}':
+			r.pos++
+			return r.err == nil
+		default:
+			r.expect('}', "',' or '}' in an object")
+			return false
+		}
+	}
+	return false
+}
+
+// Array calls elem for each element of the next array; elem must consume it.
+// null counts as an empty array.
+func (r *Reader) Array(elem func()) bool {
+	if r.Null() {
+		return true
+	}
+	if !r.expect('[', "an array") {
+		return false
+	}
+	if !r.enter() {
+		return false
+	}
+	defer func() { r.depth-- }()
+	if r.peek() == ']' {
+		r.pos++
+		return true
+	}
+	for r.err == nil {
+		start := r.pos
+		elem()
+		if r.err == nil && r.pos == start {
+			r.Fail("array element not consumed")
+		}
+		switch r.peek() {
+		case ',':
+			r.pos++
+		case ']':
+			r.pos++
+			return r.err == nil
+		default:
+			r.expect(']', "',' or ']' in an array")
+			return false
+		}
+	}
+	return false
+}
+
+func (r *Reader) enter() bool {
+	r.depth++
+	if r.depth > maxDepth {
+		r.Fail("nesting too deep")
+		return false
+	}
+	return true
+}
+
+// key reads an object key; the result aliases the input or scratch space.
+func (r *Reader) key() []byte {
+	raw, escaped := r.stringBody()
+	if !escaped || r.err != nil {
+		return raw
+	}
+	r.scratch = unescape(r.scratch[:0], raw)
+	return r.scratch
+}
+
+// String reads a string value.
+func (r *Reader) String() string {
+	if r.peek() != '"' {
+		r.expect('"', "a string")
+		return ""
+	}
+	raw, escaped := r.stringBody()
+	if r.err != nil {
+		return ""
+	}
+	if !escaped {
+		return string(raw)
+	}
+	return string(unescape(nil, raw))
+}
+
+// stringBody consumes a string and returns the bytes between its quotes, and
+// whether they hold escapes.
+func (r *Reader) stringBody() ([]byte, bool) {
+	if !r.expect('"', "a string") {
+		return nil, false
+	}
+	start := r.pos
+	escaped := false
+	for i := r.pos; i < len(r.data); i++ {
+		c := r.data[i]
+		switch {
+		case c == '"':
+			r.pos = i + 1
+			return r.data[start:i], escaped
+		case c == '\\':
+			escaped = true
+			i++
+			if i >= len(r.data) {
+				break
+			}
+			switch r.data[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(r.data) || !isHex4(r.data[i+1:i+5]) {
+					r.pos = i
+					r.Fail(`invalid \u escape`)
+					return nil, false
+				}
+				i += 4
+			default:
+				r.pos = i
+				r.Fail("invalid escape in string")
+				return nil, false
+			}
+		case c < 0x20:
+			r.pos = i
+			r.Fail("control character in string")
+			return nil, false
+		}
+	}
+	r.pos = len(r.data)
+	r.Fail("unexpected end of input inside a string")
+	return nil, false
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b[:4] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// unescape appends the unescaped form of a validated string body to dst.
+func unescape(dst, s []byte) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r1 := hexRune(s[i+1 : i+5])
+			i += 4
+			if utf16.IsSurrogate(r1) && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' && isHex4(s[i+3:]) {
+				if r := utf16.DecodeRune(r1, hexRune(s[i+3:i+7])); r != utf8.RuneError {
+					r1 = r
+					i += 6
+				}
+			}
+			if utf16.IsSurrogate(r1) {
+				r1 = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r1)
+		default: // '"', '\\', '/'
+			dst = append(dst, s[i])
+		}
+	}
+	return dst
+}
+
+func hexRune(b []byte) rune {
+	v, _ := strconv.ParseUint(string(b[:4]), 16, 32)
+	return rune(v)
+}
+
+// Int64 reads an integer.
+func (r *Reader) Int64() int64 {
+	num := r.number()
+	if r.err != nil {
+		return 0
+	}
+	v, err := strconv.ParseInt(string(num), 10, 64)
+	if err != nil {
+		r.Fail(fmt.Sprintf("want a 64-bit integer, found %s", num))
+	}
+	return v
+}
+
+// Bool reads true or false.
+func (r *Reader) Bool() bool {
+	switch r.peek() {
+	case 't':
+		r.literal("true")
+		return r.err == nil
+	case 'f':
+		r.literal("false")
+	default:
+		r.expect('t', "a boolean")
+	}
+	return false
+}
+
+// number consumes a JSON number and returns its text.
+func (r *Reader) number() []byte {
+	r.peek()
+	start := r.pos
+	i := r.pos
+	if i < len(r.data) && r.data[i] == '-' {
+		i++
+	}
+	digits := i
+	for i < len(r.data) && '0' <= r.data[i] && r.data[i] <= '9' {
+		i++
+	}
+	if i == digits || (r.data[digits] == '0' && i-digits > 1) {
+		r.Fail("invalid number")
+		return nil
+	}
+	if i < len(r.data) && r.data[i] == '.' {
+		i++
+		f := i
+		for i < len(r.data) && '0' <= r.data[i] && r.data[i] <= '9' {
+			i++
+		}
+		if i == f {
+			r.pos = i
+			r.Fail("invalid number")
+			return nil
+		}
+	}
+	if i < len(r.data) && (r.data[i] == 'e' || r.data[i] == 'E') {
+		i++
+		if i < len(r.data) && (r.data[i] == '+' || r.data[i] == '-') {
+			i++
+		}
+		e := i
+		for i < len(r.data) && '0' <= r.data[i] && r.data[i] <= '9' {
+			i++
+		}
+		if i == e {
+			r.pos = i
+			r.Fail("invalid number")
+			return nil
+		}
+	}
+	r.pos = i
+	return r.data[start:i]
+}
+
+// Skip consumes the next value, checking that it is well-formed.
+func (r *Reader) Skip() {
+	switch r.peek() {
+	case '{':
+		r.Object(r.skipMember)
+	case '[':
+		r.Array(r.Skip)
+	case '"':
+		r.stringBody()
+	case 't':
+		r.literal("true")
+	case 'f':
+		r.literal("false")
+	case 'n':
+		r.literal("null")
+	case 0:
+		if r.err == nil {
+			r.Fail("unexpected end of input, want a value")
+		}
+	default:
+		c := r.data[r.pos]
+		if c == '-' || '0' <= c && c <= '9' {
+			r.number()
+			return
+		}
+		r.Fail(fmt.Sprintf("found %q, want a value", c))
+	}
+}
+
+func (r *Reader) skipMember([]byte) { r.Skip() }
+
+// Raw consumes the next value and returns its bytes, a subslice of the input.
+func (r *Reader) Raw() []byte {
+	r.peek()
+	start := r.pos
+	r.Skip()
+	if r.err != nil {
+		return nil
+	}
+	return r.data[start:r.pos]
+}
