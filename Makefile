@@ -13,7 +13,7 @@ build:
 	$(GO) build -o bin/podwatch ./cmd/podwatch
 
 # Every test, the real-apiserver ones included, with the race detector.
-test: lint
+test: lint cluster-bins
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 # The quick loop: no race detector, cached results allowed.
