@@ -37,14 +37,16 @@ func pod(name string, opts ...podOpt) *api.Pod {
 	return p
 }
 
-func rv(v string) podOpt       { return func(p *api.Pod) { p.Metadata.ResourceVersion = v } }
-func uid(v string) podOpt      { return func(p *api.Pod) { p.Metadata.UID = v } }
-func ns(v string) podOpt       { return func(p *api.Pod) { p.Metadata.Namespace = v } }
-func image(v string) podOpt    { return func(p *api.Pod) { p.Spec.Containers[0].Image = v } }
-func phase(v string) podOpt    { return func(p *api.Pod) { p.Status.Phase = v } }
-func podIP(v string) podOpt    { return func(p *api.Pod) { p.Status.PodIP = v } }
-func grace(v int64) podOpt     { return func(p *api.Pod) { p.Metadata.DeletionGracePeriodSeconds = &v } }
-func deleting(v int64) podOpt  { return func(p *api.Pod) { d := t0; p.Metadata.DeletionTimestamp = &d; grace(v)(p) } }
+func rv(v string) podOpt    { return func(p *api.Pod) { p.Metadata.ResourceVersion = v } }
+func uid(v string) podOpt   { return func(p *api.Pod) { p.Metadata.UID = v } }
+func ns(v string) podOpt    { return func(p *api.Pod) { p.Metadata.Namespace = v } }
+func image(v string) podOpt { return func(p *api.Pod) { p.Spec.Containers[0].Image = v } }
+func phase(v string) podOpt { return func(p *api.Pod) { p.Status.Phase = v } }
+func podIP(v string) podOpt { return func(p *api.Pod) { p.Status.PodIP = v } }
+func grace(v int64) podOpt  { return func(p *api.Pod) { p.Metadata.DeletionGracePeriodSeconds = &v } }
+func deleting(v int64) podOpt {
+	return func(p *api.Pod) { d := t0; p.Metadata.DeletionTimestamp = &d; grace(v)(p) }
+}
 func label(k, v string) podOpt { return func(p *api.Pod) { setMap(&p.Metadata.Labels, k, v) } }
 func ann(k, v string) podOpt   { return func(p *api.Pod) { setMap(&p.Metadata.Annotations, k, v) } }
 

@@ -189,8 +189,8 @@ func TestMerge(t *testing.T) {
 			},
 		},
 		{
-			name:  "incremental ADD before any SET does not mark the source seen",
-			step:  op("file", ADD, pod("c")),
+			name: "incremental ADD before any SET does not mark the source seen",
+			step: op("file", ADD, pod("c")),
 			want: map[Mode][]string{
 				Incremental:        {"ADD file: default/c@1"},
 				Snapshot:           {"SET file: default/c@1"},
@@ -284,8 +284,8 @@ func TestMerge(t *testing.T) {
 			},
 		},
 		{
-			name:  "duplicate names in one update: the first wins",
-			step:  set("file", pod("a", uid("1"), image("first")), pod("a", uid("2")), pod("b")),
+			name: "duplicate names in one update: the first wins",
+			step: set("file", pod("a", uid("1"), image("first")), pod("a", uid("2")), pod("b")),
 			want: map[Mode][]string{
 				Incremental:        {"ADD file: default/a@1 default/b@1"},
 				Snapshot:           {"SET file: default/a@1 default/b@1"},
