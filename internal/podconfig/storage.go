@@ -113,7 +113,9 @@ func (s *storage) upsert(source string, u PodUpdate, old, into map[string]*entry
 // name and UID must be new in the update. The first of two duplicates wins, as in
 // the kubelet; the rest are reported.
 func (s *storage) valid(source string, u PodUpdate) []*api.Pod {
-	names := make(map[string]bool, len(u.Pods))
+	// A struct key rather than FullName: no string built per pod on every push.
+	type fullName struct{ namespace, name string }
+	names := make(map[fullName]bool, len(u.Pods))
 	uids := make(map[string]bool, len(u.Pods))
 	out := make([]*api.Pod, 0, len(u.Pods))
 	for _, p := range u.Pods {
@@ -122,12 +124,12 @@ func (s *storage) valid(source string, u PodUpdate) []*api.Pod {
 			s.report(source, &UpdateError{Source: source, Op: u.Op, Reason: "nil pod ignored"})
 		case p.Metadata.UID == "":
 			s.report(source, &UpdateError{Source: source, Op: u.Op, Reason: "pod " + FullName(p) + " has no uid, ignoring it"})
-		case names[FullName(p)]:
+		case names[fullName{p.Metadata.Namespace, p.Metadata.Name}]:
 			s.report(source, &DuplicateError{Source: source, Pod: FullName(p), UID: p.Metadata.UID})
 		case uids[p.Metadata.UID]:
 			s.report(source, &DuplicateError{Source: source, Pod: FullName(p), UID: p.Metadata.UID, ByUID: true})
 		default:
-			names[FullName(p)] = true
+			names[fullName{p.Metadata.Namespace, p.Metadata.Name}] = true
 			uids[p.Metadata.UID] = true
 			out = append(out, p)
 		}
