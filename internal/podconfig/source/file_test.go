@@ -183,3 +183,29 @@ func TestFileSourceThroughPodConfig(t *testing.T) {
 		t.Fatalf("file source not seen after its first SET")
 	}
 }
+
+// TestFileSourceRereadsOnPeriod: with nothing changed, every Period still sends
+// the whole state again (and reports what is still invalid), as the kubelet does.
+func TestFileSourceRereadsOnPeriod(t *testing.T) {
+	dir := t.TempDir()
+	writeAtomic(t, filepath.Join(dir, "a.yaml"), manifest("a", "img"))
+	writeAtomic(t, filepath.Join(dir, "bad.yaml"), "kind: Pod\n")
+	var c collector
+	src := NewFile(dir, node, FileOptions{Period: 5 * time.Millisecond, Report: c.report})
+	out := make(chan podconfig.PodUpdate)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); src.Run(ctx, out) }()
+	for range 3 {
+		waitForSET(t, out, "default/a-node-a")
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(wait):
+		t.Fatalf("File.Run still running %v after its ctx ended", wait)
+	}
+	if n := len(c.take()); n < 3 {
+		t.Fatalf("bad.yaml reported %d times over 3 reads, want at least 3", n)
+	}
+}
