@@ -1,0 +1,15 @@
+package kubeconfig
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// isTerminal asks the tty driver for f's settings, which only a terminal has;
+// a file mode check would also take /dev/null for one.
+func isTerminal(f *os.File) bool {
+	var t syscall.Termios
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
+	return errno == 0
+}
