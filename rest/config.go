@@ -1,0 +1,181 @@
+package rest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// TLSConfig says how to trust the server and how to prove who we are. For each
+// pair of File and Data fields, Data wins when both are set.
+type TLSConfig struct {
+	// CAFile and CAData hold PEM certificates of the authorities that sign the
+	// server's certificate; when both are empty the system roots are used.
+	CAFile string
+	CAData []byte
+	// CertFile/KeyFile or CertData/KeyData hold a PEM client certificate and its key.
+	CertFile, KeyFile string
+	CertData, KeyData []byte
+	// ServerName overrides the name the server's certificate is checked against.
+	ServerName string
+	// Insecure skips verification of the server's certificate. It cannot be
+	// combined with a CA, which would then be silently ignored.
+	Insecure bool
+}
+
+// Config describes one apiserver and how to talk to it. Only Host is required.
+type Config struct {
+	// Host is "https://host:port" or "http://host:port", optionally followed by a
+	// path prefix; a bare "host:port" means https. It must not carry credentials.
+	Host string
+	TLS  TLSConfig
+	// BearerToken is sent as "Authorization: Bearer ..." on every request.
+	BearerToken string
+	// BearerTokenFile, when set, wins over BearerToken. It is re-read whenever its
+	// size or modification time changes, so rotated service account tokens are
+	// picked up; a failure to read it fails the request.
+	BearerTokenFile string
+	// UserAgent defaults to "podwatch/dev (GOOS/GOARCH)".
+	UserAgent string
+	// Timeout bounds non-watch requests: all of Do, and the wait for response
+	// headers in Stream (the caller reads a streamed body at its own pace).
+	// Watches never get a timeout. Zero means none.
+	Timeout time.Duration
+	// MaxRetries bounds retries of non-watch requests answered 429, or 5xx with
+	// Retry-After. Zero means 5; negative means no retries.
+	MaxRetries int
+	// Transport replaces the transport NewClient builds, TLS settings included
+	// (tests use it).
+	Transport http.RoundTripper
+	// WrapTransport, when set, wraps the final transport (for tracing). What it
+	// wraps sees the Authorization header: it must not print it.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
+}
+
+const defaultMaxRetries = 5
+
+// Client sends requests to one apiserver. It is safe for concurrent use.
+type Client struct {
+	base       *url.URL
+	http       *http.Client
+	userAgent  string
+	token      *tokenSource
+	timeout    time.Duration
+	maxRetries int
+	// sleep waits d or until ctx ends; tests replace it to keep retries fast.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// NewClient checks cfg and builds a Client. It fails on a malformed Host and on TLS
+// material that cannot be read or parsed, naming the file at fault.
+func NewClient(cfg Config) (*Client, error) {
+	base, err := parseHost(cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	rt := cfg.Transport
+	if rt == nil {
+		t, err := newTransport(&cfg.TLS)
+		if err != nil {
+			return nil, err
+		}
+		rt = t
+	}
+	if cfg.WrapTransport != nil {
+		rt = cfg.WrapTransport(rt)
+	}
+	c := &Client{
+		base: base,
+		// No Client.Timeout: it would also bound reading a watch body.
+		http:       &http.Client{Transport: rt},
+		userAgent:  cfg.UserAgent,
+		token:      newTokenSource(cfg.BearerToken, cfg.BearerTokenFile),
+		timeout:    cfg.Timeout,
+		maxRetries: cfg.MaxRetries,
+		sleep:      sleepCtx,
+	}
+	if c.userAgent == "" {
+		c.userAgent = fmt.Sprintf("podwatch/dev (%s/%s)", runtime.GOOS, runtime.GOARCH)
+	}
+	switch {
+	case c.maxRetries == 0:
+		c.maxRetries = defaultMaxRetries
+	case c.maxRetries < 0:
+		c.maxRetries = 0
+	}
+	return c, nil
+}
+
+// Host returns a copy of the server's base URL.
+func (c *Client) Host() *url.URL {
+	u := *c.base
+	return &u
+}
+
+// Get starts a GET request.
+func (c *Client) Get() *Request { return newRequest(c, http.MethodGet) }
+
+func parseHost(host string) (*url.URL, error) {
+	if host == "" {
+		return nil, fmt.Errorf("rest: config has no host")
+	}
+	if !strings.Contains(host, "://") {
+		host = "https://" + host
+	}
+	u, err := url.Parse(host)
+	if err != nil {
+		return nil, fmt.Errorf("rest: host %q: %w", host, err)
+	}
+	if u.Scheme != "https" && u.Scheme != "http" {
+		return nil, fmt.Errorf("rest: host %q: scheme must be http or https", host)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("rest: host %q has no host name", host)
+	}
+	if u.User != nil {
+		// Error messages and traces print URLs; credentials in one would leak.
+		return nil, fmt.Errorf("rest: host must not carry credentials; use a bearer token or client certificate")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("rest: host %q must not have a query or fragment", u.Redacted())
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+// Timeouts for building a connection. Nothing bounds reading a response: a watch
+// may rightly stay silent for minutes, and HTTP/2 pings find dead connections.
+const (
+	dialTimeout      = 30 * time.Second
+	handshakeTimeout = 10 * time.Second
+	h2ReadIdle       = 30 * time.Second
+	h2PingTimeout    = 15 * time.Second
+)
+
+func newTransport(tc *TLSConfig) (*http.Transport, error) {
+	tlsCfg, err := tc.build()
+	if err != nil {
+		return nil, err
+	}
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:       tlsCfg,
+		TLSHandshakeTimeout:   handshakeTimeout,
+		ForceAttemptHTTP2:     true, // a custom TLS config would otherwise turn HTTP/2 off
+		MaxIdleConns:          100,
+		IdleConnTimeout:       90 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		HTTP2: &http.HTTP2Config{
+			// A watch on a half-dead connection would otherwise wait forever.
+			SendPingTimeout: h2ReadIdle,
+			PingTimeout:     h2PingTimeout,
+		},
+	}, nil
+}

@@ -1,0 +1,254 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/podwatch/podwatch/internal/jsonx"
+	"github.com/podwatch/podwatch/rest/meta"
+)
+
+// List is a decoded list answer: its kind, its metadata (resourceVersion and
+// continue token) and its items.
+type List[T any] struct {
+	meta.TypeMeta
+	Metadata meta.ListMeta
+	Items    []T
+}
+
+// ListLimits bound what decoding a list may cost.
+type ListLimits struct {
+	// MaxItemBytes bounds the encoded size of one item, and of the list's other
+	// members; zero or less means 16 MiB.
+	MaxItemBytes int64
+	// MaxItems bounds the number of items; zero means no bound.
+	MaxItems int
+}
+
+const defaultMaxItemBytes = 16 << 20
+
+func (l ListLimits) maxItemBytes() int64 {
+	if l.MaxItemBytes <= 0 {
+		return defaultMaxItemBytes
+	}
+	return l.MaxItemBytes
+}
+
+// ItemTooLargeError reports a list item larger than ListLimits.MaxItemBytes. Index
+// is -1 when the value at fault is a member of the list other than an item.
+type ItemTooLargeError struct {
+	Index int
+	Limit int64
+}
+
+func (e *ItemTooLargeError) Error() string {
+	if e.Index < 0 {
+		return fmt.Sprintf("list member larger than %d bytes", e.Limit)
+	}
+	return fmt.Sprintf("list item %d is larger than %d bytes", e.Index, e.Limit)
+}
+
+// TooManyItemsError reports a list with more than ListLimits.MaxItems items.
+type TooManyItemsError struct {
+	Limit int
+}
+
+func (e *TooManyItemsError) Error() string {
+	return fmt.Sprintf("list has more than %d items", e.Limit)
+}
+
+// DecodeList decodes a list answer as it streams from r, handing each item's bytes
+// to decode as soon as the item is complete; it never holds more of r than one
+// item and one read. It reads r to its end and does not close it.
+//
+// Errors name the phase: "decode list item N", "decode list metadata" or "decode
+// list", wrapping *ItemTooLargeError, *TooManyItemsError, a *jsonx.SyntaxError
+// with the byte offset in r, decode's own error, io.ErrUnexpectedEOF when r ends
+// early, or r's read error.
+func DecodeList[T any](r io.Reader, decode meta.DecodeFunc[T], lim ListLimits) (*List[T], error) {
+	d := listDecoder[T]{s: newScanner(r, lim.maxItemBytes()), decode: decode, lim: lim}
+	if err := d.run(); err != nil {
+		return nil, err
+	}
+	return &d.list, nil
+}
+
+type listDecoder[T any] struct {
+	s      *scanner
+	decode meta.DecodeFunc[T]
+	lim    ListLimits
+	list   List[T]
+	jr     jsonx.Reader
+}
+
+func (d *listDecoder[T]) run() error {
+	if err := d.members(); err != nil {
+		return err
+	}
+	end, err := d.s.atEnd()
+	if err != nil {
+		return fmt.Errorf("decode list: %w", err)
+	}
+	if !end {
+		return fmt.Errorf("decode list: %w", d.s.syntaxAt(d.s.pos, "data after the list"))
+	}
+	return nil
+}
+
+// members reads the list object, member by member. A member given twice counts
+// the last time, as encoding/json would have it.
+func (d *listDecoder[T]) members() error {
+	s := d.s
+	if err := s.expect('{', "a list object"); err != nil {
+		return fmt.Errorf("decode list: %w", err)
+	}
+	if c, err := s.peek(); err != nil {
+		return fmt.Errorf("decode list: %w", err)
+	} else if c == '}' {
+		s.pos++
+		return nil
+	}
+	for {
+		if err := d.member(); err != nil {
+			return err
+		}
+		c, err := s.peek()
+		if err != nil {
+			return fmt.Errorf("decode list: %w", err)
+		}
+		s.pos++
+		switch c {
+		case ',':
+		case '}':
+			return nil
+		default:
+			return fmt.Errorf("decode list: %w", s.syntaxAt(s.pos-1, "found %q, want ',' or '}'", c))
+		}
+	}
+}
+
+func (d *listDecoder[T]) member() error {
+	key, err := d.key()
+	if err != nil {
+		return fmt.Errorf("decode list: %w", err)
+	}
+	if err := d.s.expect(':', "':' after a member name"); err != nil {
+		return fmt.Errorf("decode list: %w", err)
+	}
+	switch key {
+	case "items":
+		return d.items()
+	case "metadata":
+		if err := d.scalarOrObject(func(r *jsonx.Reader) {
+			d.list.Metadata = meta.ListMeta{}
+			d.list.Metadata.ReadJSON(r)
+		}); err != nil {
+			return fmt.Errorf("decode list metadata: %w", err)
+		}
+	case "kind":
+		err = d.scalarOrObject(func(r *jsonx.Reader) { d.list.Kind = r.String() })
+	case "apiVersion":
+		err = d.scalarOrObject(func(r *jsonx.Reader) { d.list.APIVersion = r.String() })
+	default:
+		err = d.scalarOrObject((*jsonx.Reader).Skip)
+	}
+	if err != nil {
+		return fmt.Errorf("decode list: member %q: %w", key, err)
+	}
+	return nil
+}
+
+// key reads a member name. The names the list knows are plain ASCII, so only a
+// name with escapes needs decoding.
+func (d *listDecoder[T]) key() (string, error) {
+	if c, err := d.s.peek(); err != nil {
+		return "", err
+	} else if c != '"' {
+		return "", d.s.syntaxAt(d.s.pos, "found %q, want a member name", c)
+	}
+	var key string
+	err := d.scalarOrObject(func(r *jsonx.Reader) { key = r.String() })
+	return key, err
+}
+
+// scalarOrObject captures the next value and has read decode it with a reader
+// that reports stream offsets, failing unless read consumed it all.
+func (d *listDecoder[T]) scalarOrObject(read func(*jsonx.Reader)) error {
+	raw, start, err := d.s.value(1)
+	if err != nil {
+		return d.valueErr(-1, err)
+	}
+	d.jr.Reset(raw)
+	d.jr.Base = start
+	read(&d.jr)
+	if d.jr.Err() == nil && !d.jr.AtEnd() {
+		d.jr.Fail("unexpected data after the value")
+	}
+	return d.jr.Err()
+}
+
+func (d *listDecoder[T]) valueErr(index int, err error) error {
+	if errors.Is(err, errValueTooLarge) {
+		return &ItemTooLargeError{Index: index, Limit: d.s.limit}
+	}
+	return err
+}
+
+func (d *listDecoder[T]) items() error {
+	s := d.s
+	c, err := s.peek()
+	if err != nil {
+		return fmt.Errorf("decode list items: %w", err)
+	}
+	if c == 'n' {
+		d.list.Items = nil
+		if err := d.scalarOrObject(func(r *jsonx.Reader) { r.Null() }); err != nil {
+			return fmt.Errorf("decode list items: %w", err)
+		}
+		return nil
+	}
+	if err := s.expect('[', "an array of items"); err != nil {
+		return fmt.Errorf("decode list items: %w", err)
+	}
+	d.list.Items = []T{}
+	if c, err := s.peek(); err != nil {
+		return fmt.Errorf("decode list items: %w", err)
+	} else if c == ']' {
+		s.pos++
+		return nil
+	}
+	for i := 0; ; i++ {
+		if err := d.item(i); err != nil {
+			return fmt.Errorf("decode list item %d: %w", i, err)
+		}
+		c, err := s.peek()
+		if err != nil {
+			return fmt.Errorf("decode list item %d: %w", i, err)
+		}
+		s.pos++
+		switch c {
+		case ',':
+		case ']':
+			return nil
+		default:
+			return fmt.Errorf("decode list item %d: %w", i, s.syntaxAt(s.pos-1, "found %q, want ',' or ']'", c))
+		}
+	}
+}
+
+func (d *listDecoder[T]) item(i int) error {
+	if d.lim.MaxItems > 0 && i >= d.lim.MaxItems {
+		return &TooManyItemsError{Limit: d.lim.MaxItems}
+	}
+	raw, start, err := d.s.value(2)
+	if err != nil {
+		return d.valueErr(i, err)
+	}
+	v, err := d.decode(raw)
+	if err != nil {
+		return fmt.Errorf("at byte %d: %w", start, err)
+	}
+	d.list.Items = append(d.list.Items, v)
+	return nil
+}
