@@ -2,12 +2,16 @@ package rest_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -336,4 +340,40 @@ func FuzzDecodeList(f *testing.F) {
 			t.Fatalf("resourceVersion %q, encoding/json sees %q", got.Metadata.ResourceVersion, rv)
 		}
 	})
+}
+
+// TestListCancel stops a list whose body stalls halfway by cancelling its context.
+func TestListCancel(t *testing.T) {
+	in := list(smallPod("a", "1"), smallPod("b", "2"))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, in[:len(in)/2])
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c, err := rest.NewClient(rest.Config{Host: srv.URL, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp, err := c.Get().Resource("pods").Stream(ctx)
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	defer resp.Body.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := rest.DecodeList(resp.Body, decodeTestObj, rest.ListLimits{})
+		done <- err
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("DecodeList after cancel: got %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("DecodeList did not return after its request was cancelled")
+	}
 }
