@@ -102,21 +102,27 @@ func TestInClusterErrors(t *testing.T) {
 			name:  "no token",
 			env:   env,
 			files: map[string]string{"ca.crt": "ca"},
-			want:  func(dir string) string { return "kubeconfig " + filepath.Join(dir, "token") + ": no such file or directory" },
+			want: func(dir string) string {
+				return "kubeconfig " + filepath.Join(dir, "token") + ": no such file or directory"
+			},
 			check: func(err error) bool { return errors.Is(err, fs.ErrNotExist) && isFileError(err) },
 		},
 		{
 			name:  "empty token",
 			env:   env,
 			files: map[string]string{"token": "\n", "ca.crt": "ca"},
-			want:  func(dir string) string { return "kubeconfig " + filepath.Join(dir, "token") + ": the service account token is empty" },
+			want: func(dir string) string {
+				return "kubeconfig " + filepath.Join(dir, "token") + ": the service account token is empty"
+			},
 			check: isFileError,
 		},
 		{
 			name:  "no CA",
 			env:   env,
 			files: map[string]string{"token": "t"},
-			want:  func(dir string) string { return "kubeconfig " + filepath.Join(dir, "ca.crt") + ": no such file or directory" },
+			want: func(dir string) string {
+				return "kubeconfig " + filepath.Join(dir, "ca.crt") + ": no such file or directory"
+			},
 			check: isFileError,
 		},
 	}
