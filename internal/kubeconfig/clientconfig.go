@@ -74,6 +74,8 @@ type ClientConfig struct {
 	// credentials, basic auth) and the impersonation headers. It never
 	// replaces an Authorization header a request already has.
 	WrapTransport func(http.RoundTripper) http.RoundTripper
+
+	proxyURL *url.URL // the cluster's proxy-url, nil when the environment decides
 }
 
 // TLSConfig mirrors rest.TLSConfig. File paths are absolute or relative to the

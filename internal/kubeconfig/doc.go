@@ -20,6 +20,8 @@
 // a plugin's standard output (which holds credentials) is never shown; its
 // standard error goes to the user.
 //
+// (*ClientConfig).RESTConfig converts the result for rest.NewClient.
+//
 // Errors a caller may branch on are typed: *FileError (a file could not be read
 // or parsed), *NotFoundError (a context, cluster or user name that nothing
 // defines), *AuthProviderError, *ConfigError (a setting that cannot work),

@@ -40,8 +40,9 @@ func New(rules Rules, o Options) (*ClientConfig, error) {
 // for settings that cannot work (no server, a certificate without its key, a
 // file that cannot be opened, two authentication methods). Credentials are
 // only used with an https server, as kubectl does, so that they never travel
-// in clear text. It reads no file beyond opening the ones named, and runs no
-// exec plugin: that happens on the first request.
+// in clear text. It opens the files named to check they can be read (and
+// reads the CA for a plugin with provideClusterInfo), but runs no exec
+// plugin: that happens on the first request that needs a credential.
 func (c *Config) ClientConfig(o Options) (*ClientConfig, error) {
 	sel, err := c.pick(o)
 	if err != nil {
@@ -61,11 +62,7 @@ func (c *Config) ClientConfig(o Options) (*ClientConfig, error) {
 	if err := checkUser(sel.userName, &u); err != nil {
 		return nil, err
 	}
-	cc, err := build(sel, &cl, &u, o)
-	if err != nil {
-		return nil, err
-	}
-	return cc, nil
+	return build(sel, &cl, &u, o)
 }
 
 // selection is the context, cluster and user ClientConfig works from. The
@@ -369,7 +366,7 @@ func build(sel *selection, cl *Cluster, u *User, o Options) (*ClientConfig, erro
 	}
 	if cl.ProxyURL != "" {
 		pu, _ := parseProxyURL(cl.ProxyURL) // checked by checkCluster
-		cc.Proxy = http.ProxyURL(pu)
+		cc.Proxy, cc.proxyURL = http.ProxyURL(pu), pu
 	}
 	if host.Scheme == "https" {
 		if err := addCredentials(cc, sel, cl, u, o); err != nil {
