@@ -178,4 +178,3 @@ func parseProxyURL(s string) (*url.URL, error) {
 	}
 	return u, nil
 }
-
