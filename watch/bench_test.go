@@ -1,0 +1,84 @@
+package watch
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/podwatch/podwatch/internal/api"
+)
+
+const benchEvents = 2000
+
+// decodeStream decodes every event of stream and returns how many there were.
+func decodeStream[T any](b *testing.B, stream []byte, decode func([]byte) (T, error)) int {
+	d := NewDecoder(bytes.NewReader(stream), decode, DecoderOptions{})
+	n := 0
+	for {
+		_, err := d.Decode()
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			b.Fatalf("Decode: %v", err)
+		}
+		n++
+	}
+}
+
+func reportEvents(b *testing.B, perOp int) {
+	b.ReportMetric(float64(perOp)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkDecodeWatchStream decodes a stream of real pods into api.Pods.
+func BenchmarkDecodeWatchStream(b *testing.B) {
+	stream := realPodStream(b, benchEvents)
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if n := decodeStream(b, stream, api.DecodePod); n != benchEvents {
+			b.Fatalf("decoded %d events, want %d", n, benchEvents)
+		}
+	}
+	reportEvents(b, benchEvents)
+}
+
+// BenchmarkDecodeWatchStreamEnvelope measures the Decoder's own share: framing
+// and the envelope, with a DecodeFunc that does nothing.
+func BenchmarkDecodeWatchStreamEnvelope(b *testing.B) {
+	stream := realPodStream(b, benchEvents)
+	nop := func([]byte) (struct{}, error) { return struct{}{}, nil }
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if n := decodeStream(b, stream, nop); n != benchEvents {
+			b.Fatalf("decoded %d events, want %d", n, benchEvents)
+		}
+	}
+	reportEvents(b, benchEvents)
+}
+
+// BenchmarkScanFrames measures the frame scanner alone.
+func BenchmarkScanFrames(b *testing.B) {
+	stream := realPodStream(b, benchEvents)
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d := NewDecoder(bytes.NewReader(stream), decodeTestObj, DecoderOptions{})
+		n := 0
+		for {
+			_, _, err := d.frame()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatalf("frame: %v", err)
+			}
+			n++
+		}
+		if n != benchEvents {
+			b.Fatalf("framed %d events, want %d", n, benchEvents)
+		}
+	}
+	reportEvents(b, benchEvents)
+}

@@ -1,0 +1,21 @@
+// Package watch turns the body of an apiserver watch into typed events.
+//
+// A watch answer is a chunked application/json body holding one JSON object per
+// event, {"type":"ADDED","object":{...}}, normally each followed by a newline. Reads
+// of the body fall anywhere: one read may end inside an event or hold several.
+//
+// A Decoder pulls one event per call on the caller's goroutine. It buffers what it
+// has read, but it never asks its reader for more once a whole event is buffered, so
+// an event is delivered as soon as its closing brace arrives even when the server
+// sends nothing after it for minutes. Frames are bounded by DecoderOptions.MaxFrameSize,
+// and bad input ends decoding with a typed error naming the byte offset in the stream:
+// *SyntaxError, *FrameTooLargeError, *UnknownEventTypeError or *ObjectError; a stream
+// that stops between events gives io.EOF, one that stops inside an event an error
+// wrapping io.ErrUnexpectedEOF.
+//
+// A StreamWatcher runs a Decoder on a goroutine of its own and delivers the events on
+// a channel (Interface). A server ERROR event arrives as an Event of type Error whose
+// Err is a *rest.StatusError; a failed stream ends with one such Event whose Err wraps
+// what went wrong; a clean end just closes the channel. Stop closes the body and
+// waits for the goroutine.
+package watch
