@@ -1,0 +1,134 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/meta"
+	"github.com/podwatch/podwatch/watch"
+)
+
+// ListOptions are the parameters of one list request.
+type ListOptions struct {
+	ResourceVersion      string
+	ResourceVersionMatch string // "", "NotOlderThan" or "Exact"
+	Limit                int64
+	Continue             string
+}
+
+// WatchOptions are the parameters of one watch request.
+type WatchOptions struct {
+	ResourceVersion      string
+	ResourceVersionMatch string
+	TimeoutSeconds       int64
+	AllowWatchBookmarks  bool
+	SendInitialEvents    bool
+}
+
+// The resourceVersionMatch values.
+const (
+	MatchNotOlderThan = "NotOlderThan"
+	MatchExact        = "Exact"
+)
+
+// ListerWatcher lists and watches one collection. Both calls block until the server
+// answers (or ctx ends); the watch's events then arrive on its channel until it is
+// stopped, ctx ends, or the server closes it.
+type ListerWatcher[T any] interface {
+	List(ctx context.Context, opts ListOptions) (*rest.List[T], error)
+	Watch(ctx context.Context, opts WatchOptions) (watch.Interface[T], error)
+}
+
+// ListWatch lists and watches Resource in Namespace ("" for all namespaces) through
+// a rest.Client, narrowed by FieldSelector and LabelSelector.
+type ListWatch[T any] struct {
+	Client        *rest.Client
+	Resource      string
+	Namespace     string
+	FieldSelector string
+	LabelSelector string
+	Decode        meta.DecodeFunc[T]
+	// LegacyWatchPath watches through /api/v1/watch/... instead of ?watch=true.
+	LegacyWatchPath bool
+	// Limits bound what one list item may cost.
+	Limits rest.ListLimits
+	// Decoder tunes the watch stream decoder (frame limit, raw bytes).
+	Decoder watch.DecoderOptions
+}
+
+// NewListWatchFromClient returns a ListWatch of resource in namespace filtered by
+// fieldSelector, as a kubelet builds one for its pods.
+func NewListWatchFromClient[T any](c *rest.Client, resource, namespace, fieldSelector string, decode meta.DecodeFunc[T]) *ListWatch[T] {
+	return &ListWatch[T]{Client: c, Resource: resource, Namespace: namespace, FieldSelector: fieldSelector, Decode: decode}
+}
+
+func (lw *ListWatch[T]) request() *rest.Request {
+	r := lw.Client.Get().Namespace(lw.Namespace).Resource(lw.Resource)
+	if lw.FieldSelector != "" {
+		r = r.FieldSelector(lw.FieldSelector)
+	}
+	if lw.LabelSelector != "" {
+		r = r.LabelSelector(lw.LabelSelector)
+	}
+	return r
+}
+
+// List sends one list request and decodes the answer as it streams in.
+func (lw *ListWatch[T]) List(ctx context.Context, opts ListOptions) (*rest.List[T], error) {
+	r := lw.request()
+	if opts.ResourceVersion != "" {
+		r = r.ResourceVersion(opts.ResourceVersion)
+	}
+	if opts.ResourceVersionMatch != "" {
+		r = r.ResourceVersionMatch(opts.ResourceVersionMatch)
+	}
+	if opts.Limit > 0 {
+		r = r.Limit(opts.Limit)
+	}
+	if opts.Continue != "" {
+		r = r.Continue(opts.Continue)
+	}
+	resp, err := r.Stream(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", lw.Resource, err)
+	}
+	defer resp.Body.Close()
+	list, err := rest.DecodeList(resp.Body, lw.Decode, lw.Limits)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", lw.Resource, err)
+	}
+	return list, nil
+}
+
+// Watch opens a watch; its body is closed by the watcher's Stop.
+func (lw *ListWatch[T]) Watch(ctx context.Context, opts WatchOptions) (watch.Interface[T], error) {
+	r := lw.request()
+	if lw.LegacyWatchPath {
+		r = r.Prefix("watch")
+	} else {
+		r = r.Watch(true)
+	}
+	if opts.ResourceVersion != "" {
+		r = r.ResourceVersion(opts.ResourceVersion)
+	}
+	if opts.ResourceVersionMatch != "" {
+		r = r.ResourceVersionMatch(opts.ResourceVersionMatch)
+	}
+	if opts.TimeoutSeconds > 0 {
+		r = r.TimeoutSeconds(opts.TimeoutSeconds)
+	}
+	if opts.AllowWatchBookmarks {
+		r = r.AllowWatchBookmarks(true)
+	}
+	if opts.SendInitialEvents {
+		r = r.SendInitialEvents(true)
+	}
+	where := r.URL().String()
+	resp, err := r.Stream(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", lw.Resource, err)
+	}
+	d := watch.NewDecoder(resp.Body, lw.Decode, lw.Decoder)
+	return watch.NewStreamWatcher(resp.Body, d, where), nil
+}
