@@ -1,0 +1,378 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/podwatch/podwatch/internal/podconfig"
+)
+
+// TestRequests checks what the flags turn into on the wire.
+func TestRequests(t *testing.T) {
+	isolate(t)
+	tests := []struct {
+		name string
+		args []string
+		// want is each request's path and the query parameters that matter
+		// (timeoutSeconds is random, so it is only checked to be there on
+		// watches).
+		want []string
+	}{{
+		name: "watch list by default",
+		args: []string{"--node", node1},
+		want: []string{"/api/v1/pods allowWatchBookmarks=true&fieldSelector=spec.nodeName%3Dnode-1&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true"},
+	}, {
+		name: "paged list then watch",
+		args: []string{"--node", node1, "--watch-list=false", "--chunk-size", "2"},
+		want: []string{
+			"/api/v1/pods fieldSelector=spec.nodeName%3Dnode-1&limit=2",
+			"/api/v1/pods allowWatchBookmarks=true&fieldSelector=spec.nodeName%3Dnode-1&resourceVersion=10&watch=true",
+		},
+	}, {
+		name: "no paging",
+		args: []string{"--node", node1, "--watch-list=false", "--chunk-size=0"},
+		want: []string{
+			"/api/v1/pods fieldSelector=spec.nodeName%3Dnode-1",
+			"/api/v1/pods allowWatchBookmarks=true&fieldSelector=spec.nodeName%3Dnode-1&resourceVersion=10&watch=true",
+		},
+	}, {
+		name: "selectors and namespace",
+		args: []string{"--node", node1, "-n", "default", "-l", "app=web", "--field-selector", "status.phase!=Failed"},
+		want: []string{"/api/v1/namespaces/default/pods allowWatchBookmarks=true&fieldSelector=spec.nodeName%3Dnode-1%2Cstatus.phase%21%3DFailed&labelSelector=app%3Dweb&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true"},
+	}, {
+		name: "all nodes",
+		args: []string{"--all-nodes", "--selector", "app=web"},
+		want: []string{"/api/v1/pods allowWatchBookmarks=true&labelSelector=app%3Dweb&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true"},
+	}, {
+		name: "node from the hostname",
+		want: []string{"/api/v1/pods allowWatchBookmarks=true&fieldSelector=spec.nodeName%3Dnode-1&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api := startFakeAPI(t)
+			args := append(append([]string{"watch", "--max-events", "1"}, api.connArgs()...), tt.args...)
+			mustRun(t, args...)
+			var got []string
+			for _, u := range api.Requests() {
+				q := u.Query()
+				if q.Get("watch") == "true" && q.Get("timeoutSeconds") == "" {
+					t.Errorf("watch %s has no timeoutSeconds", u)
+				}
+				q.Del("timeoutSeconds")
+				got = append(got, u.Path+" "+q.Encode())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Fatalf("requests (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestJSONLossless checks that -o json prints each pod as the server sent it,
+// with only the pod config's annotations added.
+func TestJSONLossless(t *testing.T) {
+	isolate(t)
+	api := startFakeAPI(t)
+	r := mustRun(t, append([]string{"watch", "--node", node1, "-o", "json", "--max-events", node1Count}, api.connArgs()...)...)
+	sent := map[string]any{} // resourceVersion -> object
+	for _, p := range append(api.cluster.initial, scriptPods(api.cluster)...) {
+		var obj map[string]any
+		if err := json.Unmarshal(p.raw, &obj); err != nil {
+			t.Fatalf("decode sent pod: %v", err)
+		}
+		sent[obj["metadata"].(map[string]any)["resourceVersion"].(string)] = obj
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	for i, line := range lines {
+		var u struct {
+			Op     string           `json:"op"`
+			Source string           `json:"source"`
+			Pods   []map[string]any `json:"pods"`
+		}
+		if err := json.Unmarshal([]byte(line), &u); err != nil {
+			t.Fatalf("line %d is not JSON: %v", i+1, err)
+		}
+		if u.Source != "api" || u.Pods == nil {
+			t.Fatalf("line %d: source %q, pods %v; want source api and a pods array", i+1, u.Source, u.Pods)
+		}
+		for _, pod := range u.Pods {
+			md := pod["metadata"].(map[string]any)
+			ann := md["annotations"].(map[string]any)
+			if ann[podconfig.SourceAnnotation] != "api" || ann[podconfig.SeenAnnotation] != "2026-12-02T12:00:00Z" {
+				t.Errorf("line %d: annotations source=%v seen=%v; want api and the injected clock", i+1, ann[podconfig.SourceAnnotation], ann[podconfig.SeenAnnotation])
+			}
+			delete(ann, podconfig.SourceAnnotation)
+			delete(ann, podconfig.SeenAnnotation)
+			want, ok := sent[md["resourceVersion"].(string)]
+			if !ok {
+				t.Fatalf("line %d: pod at resourceVersion %v was never sent", i+1, md["resourceVersion"])
+			}
+			if diff := cmp.Diff(want, any(pod)); diff != "" {
+				t.Errorf("line %d: pod %v differs from what the server sent (-sent +printed):\n%s", i+1, md["name"], diff)
+			}
+		}
+	}
+}
+
+func scriptPods(c *fakeCluster) []testPod {
+	var out []testPod
+	for _, ev := range c.script {
+		if ev.typ != "BOOKMARK" {
+			out = append(out, ev.pod)
+		}
+	}
+	return out
+}
+
+func TestUsageErrors(t *testing.T) {
+	isolate(t)
+	fixture := filepath.Join(t.TempDir(), "f")
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"no command", nil, "no command given"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"unknown flag", []string{"watch", "--frob"}, "flag provided but not defined: -frob"},
+		{"bad output", []string{"watch", "-o", "wide"}, `-o "wide": want text, json or yaml`},
+		{"bad mode", []string{"watch", "--mode", "fast"}, `--mode "fast"`},
+		{"node and all nodes", []string{"watch", "--node", "a", "--all-nodes"}, "--node and --all-nodes cannot be combined"},
+		{"negative max events", []string{"watch", "--max-events", "-1"}, "--max-events -1"},
+		{"negative chunk size", []string{"watch", "--chunk-size", "-5"}, "--chunk-size -5"},
+		{"bad number", []string{"watch", "--max-events", "many"}, `invalid value "many" for flag -max-events`},
+		{"events with manifests", []string{"watch", "--events", "--manifests", "/etc/kubernetes/manifests"}, "--manifests and --manifest-url do not apply"},
+		{"events with mode", []string{"watch", "--events", "--mode", "snapshot"}, "--mode does not apply"},
+		{"replay with a server", []string{"watch", "--replay", fixture, "--server", "https://x"}, "connection flags do not apply"},
+		{"speed without replay", []string{"watch", "--speed", "2"}, "--speed applies to --replay only"},
+		{"extra argument", []string{"watch", "pods"}, `unexpected argument "pods"`},
+		{"bad request timeout", []string{"watch", "--request-timeout", "soon", "--server", "https://127.0.0.1:1"}, `--request-timeout "soon"`},
+		{"record without out", []string{"record"}, "--out is required"},
+		{"serve without fixture", []string{"serve"}, "no fixture given"},
+		{"serve two fixtures", []string{"serve", "a", "b"}, `unexpected argument "b"`},
+		{"version argument", []string{"version", "x"}, `unexpected argument "x"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, tt.args...)
+			if r.code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitUsage, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tt.want) {
+				t.Fatalf("stderr %q does not say %q", r.stderr, tt.want)
+			}
+			if !strings.Contains(r.stderr, "--help' for usage") {
+				t.Fatalf("stderr %q does not point to --help", r.stderr)
+			}
+			if r.stdout != "" {
+				t.Fatalf("stdout: got %q, want nothing", r.stdout)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--help"}, []string{"podwatch watch", "podwatch serve", "podwatch record", "podwatch version"}},
+		{[]string{"help", "watch"}, []string{"Usage: podwatch watch"}},
+		{[]string{"watch", "--help"}, []string{"Usage: podwatch watch", "-n, --namespace namespace", "-l, --selector selector", "-o, --output format", "--kubeconfig file", "--request-timeout", "--watch-list", "--chunk-size int", "-v level", "--max-events", "--replay fixture", `{"op":"SET|ADD|UPDATE|REMOVE|DELETE|RECONCILE"`}},
+		{[]string{"watch", "-h"}, []string{"Usage: podwatch watch"}},
+		{[]string{"record", "--help"}, []string{"Usage: podwatch record", "--out folder", "--token token"}},
+		{[]string{"serve", "--help"}, []string{"Usage: podwatch serve", "--addr address", "--speed float"}},
+		{[]string{"version", "--help"}, []string{"Usage: podwatch version"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			r := run(t, tt.args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d, want 0; stderr:\n%s", r.code, r.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("help does not mention %q:\n%s", w, r.stdout)
+				}
+			}
+		})
+	}
+	t.Run("record has no replay", func(t *testing.T) {
+		r := run(t, "record", "--help")
+		if strings.Contains(r.stdout, "--replay fixture") {
+			t.Fatalf("record --help offers --replay:\n%s", r.stdout)
+		}
+	})
+}
+
+func TestVersion(t *testing.T) {
+	r := mustRun(t, "version")
+	if !strings.HasPrefix(r.stdout, "podwatch ") || !strings.Contains(r.stdout, "go1.") {
+		t.Fatalf("version: got %q, want podwatch VERSION (goX ...)", r.stdout)
+	}
+}
+
+// TestVerboseNeverPrintsToken runs the trace at each level and checks what
+// it shows, and that the bearer token is never among it.
+func TestVerboseNeverPrintsToken(t *testing.T) {
+	isolate(t)
+	tests := []struct {
+		level   string
+		want    []string
+		notWant []string
+	}{
+		{"2", []string{"reflector: watch-list", "reflector: replace rv=10 items=2", "reflector: event ADDED rv=11"}, []string{"GET https://"}},
+		{"6", []string{"GET https://127.0.0.1:", "200 OK in "}, []string{"Request Headers:", "Response Body"}},
+		{"7", []string{"Request Headers:", "Authorization: Bearer <masked>", "Accept: application/json", "Response Headers:", "Content-Type: application/json"}, []string{"Response Body"}},
+		{"8", []string{"Authorization: Bearer <masked>", `Response Body of GET https://`, `{"type":"ADDED"`, "(cut short)"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run("v"+tt.level, func(t *testing.T) {
+			api := startFakeAPI(t)
+			r := mustRun(t, append([]string{"watch", "--node", node1, "-v", tt.level, "--max-events", node1Count}, api.connArgs()...)...)
+			if strings.Contains(r.stderr, testToken) || strings.Contains(r.stdout, testToken) {
+				t.Fatalf("the token was printed; stderr:\n%s", r.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr does not show %q:\n%s", w, r.stderr)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(r.stderr, w) {
+					t.Errorf("stderr shows %q below its level:\n%s", w, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestInterrupt checks that ending the context (Ctrl-C) stops a watch that
+// would otherwise go on forever, with status 0.
+func TestInterrupt(t *testing.T) {
+	isolate(t)
+	tests := []struct {
+		args []string
+		last string // the last thing printed
+	}{
+		{[]string{"--node", node1}, "REMOVE"},
+		{[]string{"--node", node1, "--events"}, "DELETED"},
+	}
+	for _, tt := range tests {
+		args := tt.args
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			api := startFakeAPI(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			stdout, stderr := newSyncBuffer(), newSyncBuffer()
+			go func() {
+				defer cancel()
+				if err := stdout.waitFor(tt.last); err != nil {
+					t.Error(err)
+				}
+			}()
+			r := runCtx(t, ctx, stdout, stderr, append(append([]string{"watch"}, api.connArgs()...), args...)...)
+			if r.code != 0 {
+				t.Fatalf("exit %d, want 0; stderr:\n%s", r.code, r.stderr)
+			}
+			if r.stderr != "" {
+				t.Fatalf("stderr: got %q, want nothing", r.stderr)
+			}
+		})
+	}
+}
+
+// TestFailures checks that a failure ends the command with status 1 and one
+// line on stderr that says what went wrong.
+func TestFailures(t *testing.T) {
+	isolate(t)
+	api := startFakeAPI(t)
+	missing := filepath.Join(t.TempDir(), "missing.yaml")
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"wrong token", []string{"--server", api.srv.URL, "--certificate-authority", api.caFile, "--token", "wrong"}, []string{"401", "Unauthorized"}},
+		{"wrong token, list", []string{"--server", api.srv.URL, "--certificate-authority", api.caFile, "--token", "wrong", "--watch-list=false"}, []string{"list", "401"}},
+		{"untrusted server", []string{"--server", api.srv.URL, "--token", testToken}, []string{"certificate"}},
+		{"missing kubeconfig", []string{"--kubeconfig", missing}, []string{"missing.yaml"}},
+		{"nothing to connect to", nil, []string{"no configuration found"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, append([]string{"watch", "--node", node1}, tt.args...)...)
+			if r.code != exitError {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitError, r.stderr)
+			}
+			if n := strings.Count(r.stderr, "\n"); n != 1 || !strings.HasPrefix(r.stderr, "podwatch: ") {
+				t.Fatalf("stderr: got %q, want one line starting with podwatch:", r.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr %q does not say %q", r.stderr, w)
+				}
+			}
+			if strings.Contains(r.stderr, testToken) {
+				t.Fatalf("the token was printed: %q", r.stderr)
+			}
+		})
+	}
+}
+
+// TestManifests runs the file source beside the api source.
+func TestManifests(t *testing.T) {
+	isolate(t)
+	api := startFakeAPI(t)
+	dir := t.TempDir()
+	manifest := `apiVersion: v1
+kind: Pod
+metadata:
+  name: static-web
+  namespace: kube-system
+spec:
+  containers:
+  - name: web
+    image: registry.k8s.io/pause:3.10
+`
+	if err := os.WriteFile(filepath.Join(dir, "web.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	go func() {
+		defer cancel()
+		for _, s := range []string{"file kube-system/static-web-node-1", "REMOVE"} {
+			if err := stdout.waitFor(s); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	r := runCtx(t, ctx, stdout, stderr, append([]string{"watch", "--node", node1, "--manifests", dir}, api.connArgs()...)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", r.code, r.stderr)
+	}
+	if want := "ADD       file kube-system/static-web-node-1 phase=Pending node=node-1\n"; !strings.Contains(r.stdout, want) {
+		t.Fatalf("stdout does not have %q:\n%s", want, r.stdout)
+	}
+	// The api source's updates are unchanged by the file source's.
+	var apiLines []string
+	for _, l := range strings.SplitAfter(r.stdout, "\n") {
+		if strings.Contains(l, " api ") {
+			apiLines = append(apiLines, l)
+		}
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "text.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), strings.Join(apiLines, "")); diff != "" {
+		t.Fatalf("api updates (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/podwatch/podwatch/internal/fixture"
+)
+
+const recordUsage = `Usage: podwatch record --out DIR [watch flags]
+
+Runs 'podwatch watch' against a cluster and records every HTTP exchange, each
+response body as the reads the client made with their timing, into
+DIR/recording.json when the watch ends (Ctrl-C, --max-events). Bytes are
+passed on as they arrive. No credential reaches the file: only the Accept,
+Accept-Encoding and Content-Type request headers are kept.
+
+Replay the result with 'podwatch watch --replay DIR' or 'podwatch serve DIR'.
+`
+
+func (e Env) recordCmd(ctx context.Context, args []string) error {
+	c := newCommand("record", recordUsage)
+	var f watchFlags
+	f.register(c, false)
+	var out string
+	c.fs.StringVar(&out, "out", "", "the fixture `folder` to write (created if missing)")
+	pos, err := c.parse(e.Stdout, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 0:
+		return usagef(c.name, "unexpected argument %q", pos[0])
+	case out == "":
+		return usagef(c.name, "--out is required")
+	}
+	if err := f.check(c); err != nil {
+		return err
+	}
+	cfg, err := f.conn.restConfig(c.name, e)
+	if err != nil {
+		return err
+	}
+	p, err := f.plan(e)
+	if err != nil {
+		return err
+	}
+	var rec *fixture.Recorder
+	record := func(next http.RoundTripper) http.RoundTripper {
+		rec = fixture.NewRecorder(next)
+		return rec
+	}
+	runErr := e.runSession(ctx, &f, p, cfg, sessionExtras{layers: []layer{record}})
+	if rec == nil {
+		return runErr // the client was never built
+	}
+	// The session has closed every body: each exchange has its end.
+	r := rec.Recording()
+	if len(r.Exchanges) == 0 {
+		return errors.Join(runErr, fmt.Errorf("record: nothing to save to %s: no request was made", out))
+	}
+	r.Comment = "recorded by podwatch record: " + p.describe()
+	if err := r.Save(out); err != nil {
+		return errors.Join(runErr, fmt.Errorf("record: %w", err))
+	}
+	fmt.Fprintf(e.Stderr, "podwatch: recorded %d exchanges in %s\n", len(r.Exchanges), out)
+	return runErr
+}

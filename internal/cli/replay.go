@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/podwatch/podwatch/internal/fixture"
+	"github.com/podwatch/podwatch/rest"
+)
+
+// replayWatch is watch --replay: the fixture served on a loopback port of
+// this process, watched like a cluster, until every recorded exchange has
+// been played and its output printed.
+func (e Env) replayWatch(ctx context.Context, c *command, f *watchFlags) error {
+	rec, err := fixture.Load(f.replay)
+	if err != nil {
+		return err
+	}
+	p, err := replayPlan(c, f, rec, e)
+	if err != nil {
+		return err
+	}
+	srv := fixture.NewServer(rec, f.speed)
+	mon := newReplayMonitor()
+	fs, err := startFixtureServer("127.0.0.1:0", mon.handler(srv))
+	if err != nil {
+		return err
+	}
+	defer fs.close()
+	cfg := rest.Config{Host: "http://" + fs.addr, UserAgent: userAgent()}
+	return e.runSession(ctx, f, p, cfg, sessionExtras{monitor: mon, played: srv.Done(), misses: srv.Misses})
+}
+
+// fixtureServer is an http.Server on its own listener, with the goroutines
+// it runs accounted for.
+type fixtureServer struct {
+	addr     string
+	hs       *http.Server
+	served   chan struct{}
+	handlers sync.WaitGroup
+}
+
+func startFixtureServer(addr string, h http.Handler) (*fixtureServer, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("serve fixture: %w", err)
+	}
+	fs := &fixtureServer{addr: l.Addr().String(), served: make(chan struct{})}
+	fs.hs = &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fs.handlers.Add(1)
+			defer fs.handlers.Done()
+			h.ServeHTTP(w, r)
+		}),
+		// A client going away mid-watch is normal here, not worth a log line.
+		ErrorLog: log.New(discardWriter{}, "", 0),
+	}
+	go func() {
+		defer close(fs.served)
+		fs.hs.Serve(l) // returns http.ErrServerClosed on close
+	}()
+	return fs, nil
+}
+
+// close closes the listener and every connection, which ends the handlers
+// (their request contexts end), and waits for them.
+func (fs *fixtureServer) close() {
+	fs.hs.Close()
+	<-fs.served
+	fs.handlers.Wait()
+}
+
+type discardWriter struct{}
+
+func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// replayPlan takes what the flags leave unset from the recording's first pods
+// request, so that a fixture replays without repeating the flags it was
+// recorded with: the fixture server answers only requests shaped like the
+// recorded ones.
+func replayPlan(c *command, f *watchFlags, rec *fixture.Recording, e Env) (plan, error) {
+	p := plan{
+		node:          f.node,
+		namespace:     f.namespace,
+		labelSelector: f.selector,
+		watchList:     f.watchList,
+		chunkSize:     f.chunkSize,
+		maxEvents:     f.maxEvents,
+	}
+	first, list := firstPodsRequests(rec)
+	selectorGiven := c.set("node") || c.set("all-nodes") || c.set("field-selector")
+	if first == nil || selectorGiven {
+		computed, err := f.plan(e)
+		if err != nil {
+			return plan{}, err
+		}
+		p.node, p.fieldSelector = computed.node, computed.fieldSelector
+	} else {
+		p.fieldSelector = first.Query.Get("fieldSelector")
+		if p.node == "" {
+			p.node = nodeFromSelector(p.fieldSelector)
+		}
+	}
+	if first != nil {
+		if !c.set("namespace") {
+			p.namespace = namespaceOf(first.Path)
+		}
+		if !c.set("selector") {
+			p.labelSelector = first.Query.Get("labelSelector")
+		}
+		if !c.set("watch-list") {
+			p.watchList = first.Query.Get("sendInitialEvents") == "true"
+		}
+	}
+	if list != nil && !c.set("chunk-size") {
+		p.chunkSize, _ = strconv.ParseInt(list.Query.Get("limit"), 10, 64)
+	}
+	if p.node == "" && (f.manifests != "" || f.manifestURL != "") {
+		h, err := hostname(e)
+		if err != nil {
+			return plan{}, err
+		}
+		p.node = h
+	}
+	return p, nil
+}
+
+// firstPodsRequests returns the recording's first request for pods, and its
+// first list (not watch) request for pods.
+func firstPodsRequests(rec *fixture.Recording) (first, list *fixture.Request) {
+	for i := range rec.Exchanges {
+		r := &rec.Exchanges[i].Request
+		if r.Method != http.MethodGet || !strings.HasSuffix(r.Path, "/pods") {
+			continue
+		}
+		if first == nil {
+			first = r
+		}
+		if list == nil && r.Query.Get("watch") != "true" && !strings.Contains(r.Path, "/watch/") {
+			list = r
+		}
+	}
+	return first, list
+}
+
+func namespaceOf(path string) string {
+	_, after, ok := strings.Cut(path, "/namespaces/")
+	if !ok {
+		return ""
+	}
+	ns, _, _ := strings.Cut(after, "/")
+	return ns
+}
+
+// nodeFromSelector finds spec.nodeName=NODE in a field selector, undoing the
+// escapes of rest.EscapeFieldValue.
+func nodeFromSelector(sel string) string {
+	for _, term := range splitTerms(sel) {
+		if v, ok := strings.CutPrefix(term, "spec.nodeName="); ok {
+			return unescapeFieldValue(v)
+		}
+	}
+	return ""
+}
+
+func splitTerms(sel string) []string {
+	var terms []string
+	start := 0
+	for i := 0; i < len(sel); i++ {
+		switch sel[i] {
+		case '\\':
+			i++
+		case ',':
+			terms = append(terms, sel[start:i])
+			start = i + 1
+		}
+	}
+	return append(terms, sel[start:])
+}
+
+func unescapeFieldValue(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}

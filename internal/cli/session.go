@@ -1,0 +1,261 @@
+package cli
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/internal/podconfig"
+	"github.com/podwatch/podwatch/internal/podconfig/source"
+	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/watch"
+)
+
+// session is one run of watch (or record): the sources, the pod config and
+// the printer, and the reasons to stop.
+//
+// Stopping has two speeds. The caller's ctx ending (Ctrl-C) stops everything
+// at once. A graceful stop (--max-events reached, a replay played out, a fatal
+// error, a failed write) cancels only the sources: the reflector finishes the
+// event in hand, its update is still merged (sends to the pod config wait on
+// the caller's ctx, not the sources'), each source's channel is closed once
+// its Run has returned, and the printer drains what the pod config published.
+type session struct {
+	env     Env
+	flags   *watchFlags
+	plan    plan
+	log     *logger
+	out     *printer
+	lw      *cache.ListWatch[*api.Pod]
+	prog    *progress      // nil unless stderr is a terminal
+	monitor *replayMonitor // nil unless replaying
+	played  <-chan struct{} // the fixture server's Done, with monitor
+
+	stop context.CancelFunc // graceful stop of the sources
+
+	synced  atomic.Bool // the first sync has been applied
+	limited atomic.Bool // --max-events reached: later pushes are dropped
+	events  atomic.Int64
+
+	mu    sync.Mutex
+	fatal error
+}
+
+func (s *session) fail(err error) {
+	s.mu.Lock()
+	if s.fatal == nil {
+		s.fatal = err
+	}
+	s.mu.Unlock()
+	s.stop()
+}
+
+func (s *session) result() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fatal != nil {
+		return s.fatal
+	}
+	return s.out.Err()
+}
+
+// run blocks until ctx ends or a graceful stop, and returns once every
+// goroutine it started has returned.
+func (s *session) run(ctx context.Context) error {
+	srcCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	s.stop = stop
+	if s.prog != nil {
+		done := s.prog.start(srcCtx)
+		defer done()
+	}
+	if s.monitor != nil {
+		done := make(chan struct{})
+		defer func() {
+			stop()
+			<-done
+		}()
+		go func() {
+			defer close(done)
+			s.awaitReplay(srcCtx)
+		}()
+	}
+	if s.flags.events {
+		s.runEvents(srcCtx)
+	} else {
+		s.runUpdates(ctx, srcCtx)
+	}
+	return s.result()
+}
+
+// awaitReplay stops the session once the replay is over, or returns when
+// ctx ends.
+func (s *session) awaitReplay(ctx context.Context) {
+	select {
+	case <-s.played:
+		s.monitor.setPlayed()
+	case <-ctx.Done():
+		return
+	}
+	select {
+	case <-s.monitor.Finished():
+		s.stop()
+	case <-ctx.Done():
+	}
+}
+
+func (s *session) reflectorOptions() cache.ReflectorOptions {
+	return cache.ReflectorOptions{
+		Name:      "pods",
+		WatchList: s.plan.watchList,
+		PageSize:  s.plan.chunkSize,
+		Observe:   s.observe,
+	}
+}
+
+// runEvents runs the reflector alone, printing each watch event as it arrives.
+func (s *session) runEvents(srcCtx context.Context) {
+	tee := &eventTee{inner: s.lw, print: s.out.event, limit: s.plan.maxEvents}
+	store := cache.NewStore(cache.MetaNamespaceKey[*api.Pod])
+	cache.NewReflector[*api.Pod](tee, store, s.reflectorOptions()).Run(srcCtx)
+}
+
+// runUpdates runs the pod config with its sources and prints its updates.
+func (s *session) runUpdates(ctx, srcCtx context.Context) {
+	pc := podconfig.New(s.flags.pcMode, podconfig.Options{Now: s.env.Now, Report: s.report})
+	var wg sync.WaitGroup
+	start := func(name string, run func(context.Context, chan<- podconfig.PodUpdate)) {
+		ch := pc.Channel(ctx, name)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(ch) // after Run returns nothing more is sent
+			run(srcCtx, ch)
+		}()
+	}
+	start(podconfig.SourceAPI, func(c context.Context, out chan<- podconfig.PodUpdate) { s.runAPI(ctx, c, out) })
+	if s.flags.manifests != "" {
+		start(podconfig.SourceFile, source.NewFile(s.flags.manifests, s.plan.node, source.FileOptions{Report: s.report}).Run)
+	}
+	if s.flags.manifestURL != "" {
+		start(podconfig.SourceHTTP, source.NewHTTP(s.flags.manifestURL, s.plan.node, source.HTTPOptions{Report: s.report}).Run)
+	}
+
+	drain := make(chan struct{})
+	printed := make(chan struct{})
+	go func() {
+		defer close(printed)
+		s.print(pc.Updates(), drain)
+	}()
+	<-srcCtx.Done()
+	wg.Wait()
+	pc.Wait()
+	close(drain)
+	<-printed
+}
+
+// print prints updates until drain is closed, then what is left.
+func (s *session) print(updates <-chan podconfig.PodUpdate, drain <-chan struct{}) {
+	for {
+		select {
+		case u := <-updates:
+			s.printUpdate(u)
+		case <-drain:
+			for {
+				select {
+				case u := <-updates:
+					s.printUpdate(u)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (s *session) printUpdate(u podconfig.PodUpdate) {
+	s.out.update(u)
+	if s.out.Err() != nil {
+		s.stop()
+	}
+}
+
+// runAPI is the "api" source: podconfig/source.API's loop, built here from
+// the cache primitives because the command also narrows by namespace and
+// labels, adds field selectors and may watch every node. Every change the
+// store takes is sent as a SET; sends wait on ctx (the caller's), so that the
+// update of the event in hand survives a graceful stop of srcCtx.
+func (s *session) runAPI(ctx, srcCtx context.Context, out chan<- podconfig.PodUpdate) {
+	push := func(pods []*api.Pod, _ string) {
+		if s.limited.Load() {
+			return // an event past --max-events, applied before the reflector saw the stop
+		}
+		select {
+		case out <- podconfig.PodUpdate{Op: podconfig.SET, Pods: pods, Source: podconfig.SourceAPI}:
+		case <-ctx.Done():
+		}
+	}
+	store := cache.NewUndeltaStore(push, cache.MetaNamespaceKey[*api.Pod])
+	cache.NewReflector[*api.Pod](s.lw, store, s.reflectorOptions()).Run(srcCtx)
+}
+
+// report is told of what a source or the pod config dropped.
+func (s *session) report(src string, err error) {
+	s.log.printf("podwatch: warning: %s source: %s", src, oneLine(err.Error()))
+}
+
+// isChange reports the event types --max-events counts.
+func isChange(t watch.EventType) bool {
+	return t == watch.Added || t == watch.Modified || t == watch.Deleted
+}
+
+// observe is the reflector's Observe hook, on the reflector's goroutine.
+func (s *session) observe(st cache.Step) {
+	s.prog.step(st)
+	if s.log.V(2) {
+		s.log.printf("reflector: %s", describeStep(st))
+	}
+	finished := s.monitor.step(st)
+	if finished {
+		s.stop()
+	}
+	switch st.Kind {
+	case cache.StepReplace:
+		s.synced.Store(true)
+	case cache.StepEvent:
+		if !isChange(st.Event) {
+			return
+		}
+		if n := s.events.Add(1); s.plan.maxEvents > 0 && n >= int64(s.plan.maxEvents) {
+			// This event's update has been sent to the pod config already:
+			// the push happens inside the store, before the step is observed.
+			s.limited.Store(true)
+			s.stop()
+		}
+	case cache.StepBackoff:
+		switch {
+		case !s.synced.Load() && !retryable(st.Err):
+			s.fail(st.Err)
+		case !finished && !s.limited.Load():
+			s.log.printf("podwatch: warning: %s; retrying in %s", oneLine(st.Err.Error()), st.Wait.Round(1e6))
+		}
+	}
+}
+
+// retryable reports a failure that waiting may cure: the server's overload
+// or a resourceVersion too old. Before the first sync anything else (a
+// refused credential, a wrong URL, a TLS failure) ends the command, since
+// retrying it would only hide the mistake.
+func retryable(err error) bool {
+	se, ok := rest.AsStatusError(err)
+	if !ok {
+		return false
+	}
+	switch c := se.Status.Code; {
+	case c == 408, c == 410, c == 429, c >= 500:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Verbosity levels of the HTTP trace, as kubectl's -v.
+const (
+	traceRequests = 6 // method, URL, status, latency
+	traceHeaders  = 7 // request and response headers, credentials masked
+	traceBodies   = 8 // bodies, cut short
+)
+
+// bodyLogLimit is how much of a body -v 8 shows.
+const bodyLogLimit = 1024
+
+// traceLayer returns the -v RoundTripper, or nil below level 6.
+func traceLayer(log *logger) layer {
+	if !log.V(traceRequests) {
+		return nil
+	}
+	return func(next http.RoundTripper) http.RoundTripper { return &traceTransport{next: next, log: log} }
+}
+
+// traceTransport logs each request and its answer. It sits beneath the
+// kubeconfig's credential layer, so it sees the Authorization header that is
+// finally sent, and masks it.
+type traceTransport struct {
+	next http.RoundTripper
+	log  *logger
+}
+
+func (t *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	where := req.Method + " " + req.URL.Redacted()
+	if t.log.V(traceHeaders) {
+		t.log.printf("%s\nRequest Headers:%s", where, formatHeaders(req.Header))
+	}
+	if t.log.V(traceBodies) {
+		t.logRequestBody(req)
+	}
+	start := time.Now()
+	resp, err := t.next.RoundTrip(req)
+	elapsed := time.Since(start).Round(time.Millisecond)
+	if err != nil {
+		t.log.printf("%s failed after %s: %v", where, elapsed, err)
+		return nil, err
+	}
+	t.log.printf("%s %s in %d milliseconds", where, resp.Status, elapsed.Milliseconds())
+	if t.log.V(traceHeaders) {
+		t.log.printf("Response Headers:%s", formatHeaders(resp.Header))
+	}
+	if t.log.V(traceBodies) && resp.Body != nil {
+		resp.Body = &loggedBody{body: resp.Body, log: t.log, where: where}
+	}
+	return resp, nil
+}
+
+func (t *traceTransport) logRequestBody(req *http.Request) {
+	if req.Body == nil || req.GetBody == nil {
+		return
+	}
+	b, err := req.GetBody()
+	if err != nil {
+		return
+	}
+	defer b.Close()
+	data, _ := io.ReadAll(io.LimitReader(b, bodyLogLimit+1))
+	t.log.printf("Request Body: %s", cutBody(data))
+}
+
+// maskedHeaders carry credentials: only the scheme of an Authorization value
+// is shown.
+var maskedHeaders = map[string]bool{
+	"Authorization":       true,
+	"Proxy-Authorization": true,
+	"Cookie":              true,
+	"Set-Cookie":          true,
+}
+
+func maskHeader(name, value string) string {
+	if !maskedHeaders[http.CanonicalHeaderKey(name)] {
+		return value
+	}
+	if scheme, _, ok := strings.Cut(value, " "); ok && !strings.Contains(name, "ookie") {
+		return scheme + " <masked>"
+	}
+	return "<masked>"
+}
+
+func formatHeaders(h http.Header) string {
+	names := make([]string, 0, len(h))
+	for n := range h {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		for _, v := range h[n] {
+			b.WriteString("\n    " + n + ": " + maskHeader(n, v))
+		}
+	}
+	return b.String()
+}
+
+func cutBody(data []byte) string {
+	if len(data) > bodyLogLimit {
+		return quote(data[:bodyLogLimit]) + " (cut short)"
+	}
+	return quote(data)
+}
+
+// quote shows a body on one line, with control characters escaped so that a
+// hostile server cannot drive the terminal.
+func quote(data []byte) string {
+	var b strings.Builder
+	for _, r := range string(data) {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// loggedBody shows the first bodyLogLimit bytes of a body once they have been
+// read, or what there was when the body ended first. It never reads ahead.
+type loggedBody struct {
+	body  io.ReadCloser
+	log   *logger
+	where string
+
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	logged bool
+}
+
+func (b *loggedBody) Read(p []byte) (int, error) {
+	n, err := b.body.Read(p)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.logged {
+		b.buf.Write(p[:n])
+		if b.buf.Len() > bodyLogLimit || err != nil {
+			b.flushLocked(err)
+		}
+	}
+	return n, err
+}
+
+func (b *loggedBody) Close() error {
+	b.mu.Lock()
+	if !b.logged {
+		b.flushLocked(nil)
+	}
+	b.mu.Unlock()
+	return b.body.Close()
+}
+
+func (b *loggedBody) flushLocked(err error) {
+	b.logged = true
+	msg := "Response Body of " + b.where + ": " + cutBody(b.buf.Bytes())
+	if err != nil && !errors.Is(err, io.EOF) {
+		msg += " (then: " + err.Error() + ")"
+	}
+	b.buf = bytes.Buffer{}
+	b.log.printf("%s", msg)
+}

@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/watch"
+)
+
+func (e Env) watchCmd(ctx context.Context, args []string) error {
+	c := newCommand("watch", watchUsage)
+	var f watchFlags
+	f.register(c, true)
+	pos, err := c.parse(e.Stdout, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef(c.name, "unexpected argument %q", pos[0])
+	}
+	if err := f.check(c); err != nil {
+		return err
+	}
+	if f.replay != "" {
+		return e.replayWatch(ctx, c, &f)
+	}
+	cfg, err := f.conn.restConfig(c.name, e)
+	if err != nil {
+		return err
+	}
+	p, err := f.plan(e)
+	if err != nil {
+		return err
+	}
+	return e.runSession(ctx, &f, p, cfg, sessionExtras{})
+}
+
+// sessionExtras are what replay and record add to a watch.
+type sessionExtras struct {
+	// layers go beneath the trace, first closest to the network.
+	layers []layer
+	// monitor, played and misses are the replay's.
+	monitor *replayMonitor
+	played  <-chan struct{}
+	misses  func() []string
+}
+
+// runSession builds the client and the session for p and runs it.
+func (e Env) runSession(ctx context.Context, f *watchFlags, p plan, cfg rest.Config, x sessionExtras) error {
+	log := newLogger(e.Stderr, f.verbosity)
+	var prog *progress
+	if e.StderrIsTerminal() {
+		prog = newProgress(log)
+	}
+	layers := append([]layer{}, x.layers...)
+	if x.monitor != nil {
+		layers = append(layers, x.monitor.layer())
+	}
+	layers = append(layers, prog.layer(), traceLayer(log))
+	addLayers(&cfg, layers...)
+	client, err := rest.NewClient(cfg)
+	if err != nil {
+		return err
+	}
+	s := &session{
+		env: e, flags: f, plan: p, log: log, prog: prog, monitor: x.monitor,
+		out: newPrinter(e.Stdout, f.output),
+	}
+	s.lw = &cache.ListWatch[*api.Pod]{
+		Client: client, Resource: "pods", Namespace: p.namespace,
+		FieldSelector: p.fieldSelector, LabelSelector: p.labelSelector,
+		Decode: func(data []byte) (*api.Pod, error) {
+			prog.item()
+			return api.DecodePod(data)
+		},
+		Decoder: watch.DecoderOptions{KeepRaw: f.events},
+	}
+	if log.V(2) {
+		log.printf("podwatch: watching pods on %s: %s", client.Host().Redacted(), p.describe())
+	}
+	s.played = x.played
+	err = s.run(ctx)
+	if x.misses != nil && log.V(2) {
+		for _, m := range x.misses() {
+			log.printf("podwatch: replay: no recorded exchange for %s", m)
+		}
+	}
+	if err != nil && x.monitor != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	return err
+}

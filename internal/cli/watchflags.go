@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/podwatch/podwatch/internal/podconfig"
+	"github.com/podwatch/podwatch/rest"
+)
+
+// connFlags are kubectl's connection flags.
+type connFlags struct {
+	kubeconfig, context, cluster, user string
+	server, token                      string
+	certificateAuthority               string
+	clientCertificate, clientKey       string
+	as                                 string
+	asGroups                           stringList
+	requestTimeout                     string
+	insecure                           bool
+}
+
+func (f *connFlags) register(c *command) {
+	fs := c.fs
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "the kubeconfig `file` (default: $KUBECONFIG, else ~/.kube/config)")
+	fs.StringVar(&f.context, "context", "", "the kubeconfig `context` to use")
+	fs.StringVar(&f.cluster, "cluster", "", "the kubeconfig `cluster` to use")
+	fs.StringVar(&f.user, "user", "", "the kubeconfig `user` to use")
+	fs.StringVar(&f.server, "server", "", "the apiserver's `URL`")
+	c.alias("s", "server")
+	fs.StringVar(&f.token, "token", "", "a bearer `token` (never printed)")
+	fs.StringVar(&f.certificateAuthority, "certificate-authority", "", "a PEM `file` of the CAs to trust")
+	fs.StringVar(&f.clientCertificate, "client-certificate", "", "a PEM client certificate `file`")
+	fs.StringVar(&f.clientKey, "client-key", "", "the client certificate's key `file`")
+	fs.StringVar(&f.as, "as", "", "impersonate this `user`")
+	fs.Var(&f.asGroups, "as-group", "impersonate this `group` (repeatable)")
+	fs.StringVar(&f.requestTimeout, "request-timeout", "0", "bound every request but a watch's body (`duration` or seconds; 0 for none)")
+	fs.BoolVar(&f.insecure, "insecure-skip-tls-verify", false, "do not check the server's certificate (insecure)")
+}
+
+// given reports whether any connection flag was set.
+func (f *connFlags) given(c *command) bool {
+	for _, n := range []string{"kubeconfig", "context", "cluster", "user", "server", "token",
+		"certificate-authority", "client-certificate", "client-key", "as", "as-group",
+		"insecure-skip-tls-verify"} {
+		if c.set(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// watchFlags are the flags of watch and record.
+type watchFlags struct {
+	conn          connFlags
+	node          string
+	allNodes      bool
+	namespace     string
+	selector      string
+	fieldSelector string
+	mode          string
+	events        bool
+	manifests     string
+	manifestURL   string
+	output        string
+	maxEvents     int
+	watchList     bool
+	chunkSize     int64
+	verbosity     int
+	replay        string
+	speed         float64
+
+	// Worked out by check.
+	pcMode podconfig.Mode
+}
+
+const watchUsage = `Usage: podwatch watch [flags]
+
+Runs the kubelet's pod config: the pods bound to a node, listed and watched from
+the apiserver (plus static pods from --manifests and --manifest-url), and prints
+every update on stdout. Ctrl-C stops it (exit 0).
+
+  -o json prints one update per line, a stable schema:
+    {"op":"SET|ADD|UPDATE|REMOVE|DELETE|RECONCILE","source":"api|file|http","pods":[...]}
+  --events prints the raw watch events instead (-o json: byte for byte).
+  --replay FIXTURE serves a recorded fixture inside the process, watches it,
+    and exits once every recorded exchange has been played.
+`
+
+func (f *watchFlags) register(c *command, replay bool) {
+	fs := c.fs
+	f.conn.register(c)
+	fs.StringVar(&f.node, "node", "", "watch the pods bound to this `node` (default: the hostname)")
+	fs.BoolVar(&f.allNodes, "all-nodes", false, "watch the pods of every node")
+	fs.StringVar(&f.namespace, "namespace", "", "only this `namespace` (default: all, the kubelet's view)")
+	c.alias("n", "namespace")
+	fs.StringVar(&f.selector, "selector", "", "a label `selector`, such as app=web")
+	c.alias("l", "selector")
+	fs.StringVar(&f.fieldSelector, "field-selector", "", "a field `selector` added to the node's")
+	fs.StringVar(&f.mode, "mode", "incremental", "how updates are published: incremental, snapshot or snapshot-and-updates")
+	fs.BoolVar(&f.events, "events", false, "print the api source's raw watch events instead of pod updates")
+	fs.StringVar(&f.manifests, "manifests", "", "a `folder` (or file) of static pod manifests")
+	fs.StringVar(&f.manifestURL, "manifest-url", "", "a `URL` serving static pod manifests")
+	fs.StringVar(&f.output, "output", "text", "output `format`: text, json or yaml")
+	c.alias("o", "output")
+	fs.IntVar(&f.maxEvents, "max-events", 0, "exit once this many watch events after the initial sync are applied and printed (0: never)")
+	fs.BoolVar(&f.watchList, "watch-list", true, "get the initial state as a streaming watch list (--watch-list=false: a list)")
+	fs.Int64Var(&f.chunkSize, "chunk-size", 500, "list page size (0: one page)")
+	fs.IntVar(&f.verbosity, "v", 0, "log `level`: 2 reflector steps, 6 requests, 7 headers, 8 bodies (cut short)")
+	if replay {
+		fs.StringVar(&f.replay, "replay", "", "replay this recorded `fixture` instead of connecting to a cluster")
+		fs.Float64Var(&f.speed, "speed", 1, "with --replay: scale the recorded timing (2 twice as fast, 0 no waiting)")
+	}
+}
+
+var modes = map[string]podconfig.Mode{
+	"incremental":          podconfig.Incremental,
+	"snapshot":             podconfig.Snapshot,
+	"snapshot-and-updates": podconfig.SnapshotAndUpdates,
+}
+
+// check refuses flag combinations that cannot work.
+func (f *watchFlags) check(c *command) error {
+	name := c.name
+	mode, ok := modes[f.mode]
+	if !ok {
+		return usagef(name, "--mode %q: want incremental, snapshot or snapshot-and-updates", f.mode)
+	}
+	f.pcMode = mode
+	switch f.output {
+	case "text", "json", "yaml":
+	default:
+		return usagef(name, "-o %q: want text, json or yaml", f.output)
+	}
+	switch {
+	case f.node != "" && f.allNodes:
+		return usagef(name, "--node and --all-nodes cannot be combined")
+	case f.maxEvents < 0:
+		return usagef(name, "--max-events %d: must not be negative", f.maxEvents)
+	case f.chunkSize < 0:
+		return usagef(name, "--chunk-size %d: must not be negative", f.chunkSize)
+	case f.verbosity < 0:
+		return usagef(name, "-v %d: must not be negative", f.verbosity)
+	case f.speed < 0:
+		return usagef(name, "--speed %g: must not be negative", f.speed)
+	case f.events && (f.manifests != "" || f.manifestURL != ""):
+		return usagef(name, "--events shows the api source's watch events; --manifests and --manifest-url do not apply")
+	case f.events && c.set("mode"):
+		return usagef(name, "--events shows watch events; --mode does not apply")
+	case f.replay != "" && f.conn.given(c):
+		return usagef(name, "--replay serves its own apiserver; connection flags do not apply")
+	case c.set("speed") && f.replay == "":
+		return usagef(name, "--speed applies to --replay only")
+	}
+	return nil
+}
+
+// selectorFor is the field selector for node (all nodes when empty) plus the
+// user's extra terms.
+func selectorFor(node, extra string) string {
+	var terms []string
+	if node != "" {
+		terms = append(terms, rest.OneTermEqualSelector("spec.nodeName", node))
+	}
+	if extra != "" {
+		terms = append(terms, extra)
+	}
+	return strings.Join(terms, ",")
+}
