@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -26,6 +27,10 @@ type TLSConfig struct {
 	// Insecure skips verification of the server's certificate. It cannot be
 	// combined with a CA, which would then be silently ignored.
 	Insecure bool
+	// GetClientCertificate, when set, supplies the client certificate at each
+	// handshake (an exec credential plugin's rotating certificate); it wins over
+	// the static pair above.
+	GetClientCertificate func(*tls.CertificateRequestInfo) (*tls.Certificate, error)
 }
 
 // Config describes one apiserver and how to talk to it. Only Host is required.
@@ -55,6 +60,18 @@ type Config struct {
 	// WrapTransport, when set, wraps the final transport (for tracing). What it
 	// wraps sees the Authorization header: it must not print it.
 	WrapTransport func(http.RoundTripper) http.RoundTripper
+	// Proxy picks a proxy per request; nil means HTTPS_PROXY/NO_PROXY from the
+	// environment.
+	Proxy func(*http.Request) (*url.URL, error)
+	// DisableCompression stops asking for gzip bodies.
+	DisableCompression bool
+	// DisableHTTP2 forces HTTP/1.1 even over TLS.
+	DisableHTTP2 bool
+	// HTTP2ReadIdleTimeout is how long an HTTP/2 connection may stay silent before
+	// a ping checks it (default 30s); HTTP2PingTimeout is how long the ping may go
+	// unanswered before the connection, and every watch on it, is closed (15s).
+	HTTP2ReadIdleTimeout time.Duration
+	HTTP2PingTimeout     time.Duration
 }
 
 const defaultMaxRetries = 5
@@ -80,7 +97,7 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	rt := cfg.Transport
 	if rt == nil {
-		t, err := newTransport(&cfg.TLS)
+		t, err := newTransport(&cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -158,13 +175,25 @@ const (
 	h2PingTimeout    = 15 * time.Second
 )
 
-func newTransport(tc *TLSConfig) (*http.Transport, error) {
-	tlsCfg, err := tc.build()
+func newTransport(cfg *Config) (*http.Transport, error) {
+	tlsCfg, err := cfg.TLS.build()
 	if err != nil {
 		return nil, err
 	}
-	return &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
+	proxy := cfg.Proxy
+	if proxy == nil {
+		proxy = http.ProxyFromEnvironment
+	}
+	readIdle, pingTimeout := h2ReadIdle, h2PingTimeout
+	if cfg.HTTP2ReadIdleTimeout > 0 {
+		readIdle = cfg.HTTP2ReadIdleTimeout
+	}
+	if cfg.HTTP2PingTimeout > 0 {
+		pingTimeout = cfg.HTTP2PingTimeout
+	}
+	t := &http.Transport{
+		Proxy:                 proxy,
+		DisableCompression:    cfg.DisableCompression,
 		DialContext:           (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
 		TLSClientConfig:       tlsCfg,
 		TLSHandshakeTimeout:   handshakeTimeout,
@@ -174,8 +203,15 @@ func newTransport(tc *TLSConfig) (*http.Transport, error) {
 		ExpectContinueTimeout: time.Second,
 		HTTP2: &http.HTTP2Config{
 			// A watch on a half-dead connection would otherwise wait forever.
-			SendPingTimeout: h2ReadIdle,
-			PingTimeout:     h2PingTimeout,
+			SendPingTimeout: readIdle,
+			PingTimeout:     pingTimeout,
 		},
-	}, nil
+	}
+	if cfg.DisableHTTP2 {
+		// Only HTTP/1.1 is offered in ALPN; the server then speaks it.
+		t.ForceAttemptHTTP2 = false
+		t.Protocols = new(http.Protocols)
+		t.Protocols.SetHTTP1(true)
+	}
+	return t, nil
 }

@@ -33,6 +33,7 @@ func (t *TLSConfig) build() (*tls.Config, error) {
 	if cert != nil {
 		cfg.Certificates = []tls.Certificate{*cert}
 	}
+	cfg.GetClientCertificate = t.GetClientCertificate
 	return cfg, nil
 }
 

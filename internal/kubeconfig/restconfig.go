@@ -12,10 +12,6 @@ import (
 // connected to directly, and an exec plugin that returns a client certificate
 // (rather than a token) is not presented; the server then answers 401.
 func (c *ClientConfig) RESTConfig() (rest.Config, error) {
-	if c.proxyURL != nil {
-		return rest.Config{}, &ConfigError{Kind: "cluster", Name: c.Cluster, Field: "proxy-url",
-			Reason: "not supported by podwatch's REST client yet"}
-	}
 	return rest.Config{
 		Host: c.Host,
 		TLS: rest.TLSConfig{
@@ -23,11 +19,14 @@ func (c *ClientConfig) RESTConfig() (rest.Config, error) {
 			CertFile: c.TLS.CertFile, KeyFile: c.TLS.KeyFile,
 			CertData: c.TLS.CertData, KeyData: c.TLS.KeyData,
 			ServerName: c.TLS.ServerName, Insecure: c.TLS.Insecure,
+			GetClientCertificate: c.TLS.GetClientCertificate,
 		},
-		BearerToken:     c.BearerToken,
-		BearerTokenFile: c.BearerTokenFile,
-		UserAgent:       c.UserAgent,
-		Timeout:         c.Timeout,
-		WrapTransport:   c.WrapTransport,
+		Proxy:              c.Proxy,
+		DisableCompression: c.DisableCompression,
+		BearerToken:        c.BearerToken,
+		BearerTokenFile:    c.BearerTokenFile,
+		UserAgent:          c.UserAgent,
+		Timeout:            c.Timeout,
+		WrapTransport:      c.WrapTransport,
 	}, nil
 }

@@ -2,7 +2,7 @@ package kubeconfig
 
 import (
 	"context"
-	"errors"
+	"net/http"
 	"testing"
 	"time"
 
@@ -71,9 +71,16 @@ func TestRESTConfigFields(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ClientConfig: %v", err)
 	}
-	_, err = pc.RESTConfig()
-	var ce *ConfigError
-	if !errors.As(err, &ce) || ce.Field != "proxy-url" {
-		t.Errorf("RESTConfig with proxy-url: error %v, want a *ConfigError on proxy-url", err)
+	prc, err := pc.RESTConfig()
+	if err != nil {
+		t.Fatalf("RESTConfig with proxy-url: %v", err)
+	}
+	if prc.Proxy == nil {
+		t.Fatalf("RESTConfig dropped the cluster's proxy-url")
+	}
+	req, _ := http.NewRequest("GET", prc.Host+"/api/v1/pods", nil)
+	got, err := prc.Proxy(req)
+	if err != nil || got == nil || got.String() != pc.proxyURL.String() {
+		t.Fatalf("Proxy(%s) = %v, %v; want %v", req.URL, got, err, pc.proxyURL)
 	}
 }

@@ -1,0 +1,66 @@
+package rest
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync/atomic"
+	"testing"
+)
+
+func TestTransportOptions(t *testing.T) {
+	pki := newTestPKI(t)
+	mtls := newTLSServer(t, pki, true)
+	pair, err := tls.X509KeyPair(pki.clientCert, pki.clientKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hookCalls atomic.Int32
+	hook := func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+		hookCalls.Add(1)
+		return &pair, nil
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"client certificate from a hook", Config{TLS: TLSConfig{CAData: pki.caPEM, GetClientCertificate: hook}}, "HTTP/2.0 system:node:node-a"},
+		{"HTTP/1.1 forced", Config{DisableHTTP2: true, TLS: TLSConfig{CAData: pki.caPEM, CertData: pki.clientCert, KeyData: pki.clientKey}}, "HTTP/1.1 system:node:node-a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.Host = mtls.URL
+			b, err := mustClient(t, tc.cfg).Get().Resource("pods").Do(context.Background())
+			if err != nil {
+				t.Fatalf("Do: %v", err)
+			}
+			if string(b) != tc.want {
+				t.Fatalf("answer = %q, want %q", b, tc.want)
+			}
+		})
+	}
+	if hookCalls.Load() == 0 {
+		t.Fatalf("GetClientCertificate was never asked")
+	}
+}
+
+func TestProxyIsUsed(t *testing.T) {
+	var seen atomic.Value
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A forward proxy receives the absolute URL of the target.
+		seen.Store(r.URL.String())
+		w.Write([]byte("via proxy"))
+	}))
+	defer proxy.Close()
+	pu, _ := url.Parse(proxy.URL)
+	c := mustClient(t, Config{Host: "http://apiserver.invalid:6443", Proxy: http.ProxyURL(pu)})
+	b, err := c.Get().Resource("pods").Do(context.Background())
+	if err != nil {
+		t.Fatalf("Do through the proxy: %v", err)
+	}
+	if string(b) != "via proxy" || seen.Load() != "http://apiserver.invalid:6443/api/v1/pods" {
+		t.Fatalf("got %q with the proxy seeing %v", b, seen.Load())
+	}
+}
