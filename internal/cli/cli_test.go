@@ -3,12 +3,16 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
 
 	"github.com/podwatch/podwatch/internal/podconfig"
 )
@@ -325,12 +329,7 @@ func TestFailures(t *testing.T) {
 	}
 }
 
-// TestManifests runs the file source beside the api source.
-func TestManifests(t *testing.T) {
-	isolate(t)
-	api := startFakeAPI(t)
-	dir := t.TempDir()
-	manifest := `apiVersion: v1
+const staticManifest = `apiVersion: v1
 kind: Pod
 metadata:
   name: static-web
@@ -340,39 +339,121 @@ spec:
   - name: web
     image: registry.k8s.io/pause:3.10
 `
-	if err := os.WriteFile(filepath.Join(dir, "web.yaml"), []byte(manifest), 0o644); err != nil {
+
+// TestStaticSources runs the file and http sources beside the api source.
+func TestStaticSources(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "web.yaml"), []byte(staticManifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := newSyncBuffer(), newSyncBuffer()
-	go func() {
-		defer cancel()
-		for _, s := range []string{"file kube-system/static-web-node-1", "REMOVE"} {
-			if err := stdout.waitFor(s); err != nil {
-				t.Error(err)
-				return
+	manifests := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, staticManifest)
+	}))
+	defer manifests.Close()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"file", []string{"--manifests", dir}, "ADD       file kube-system/static-web-node-1 phase=Pending node=node-1\n"},
+		{"http", []string{"--manifest-url", manifests.URL}, "ADD       http kube-system/static-web-node-1 phase=Pending node=node-1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api := startFakeAPI(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			stdout, stderr := newSyncBuffer(), newSyncBuffer()
+			go func() {
+				defer cancel()
+				for _, s := range []string{tt.want, "REMOVE"} {
+					if err := stdout.waitFor(s); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+			args := append(append([]string{"watch", "--node", node1}, tt.args...), api.connArgs()...)
+			r := runCtx(t, ctx, stdout, stderr, args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d, want 0; stderr:\n%s", r.code, r.stderr)
 			}
+			// The api source's updates are unchanged by the static source's.
+			var apiLines []string
+			for _, l := range strings.SplitAfter(r.stdout, "\n") {
+				if strings.Contains(l, " api ") {
+					apiLines = append(apiLines, l)
+				}
+			}
+			want, err := os.ReadFile(filepath.Join("testdata", "text.golden"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), strings.Join(apiLines, "")); diff != "" {
+				t.Fatalf("api updates (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEventsYAML checks that --events -o yaml prints each event the server
+// sent as one YAML document.
+func TestEventsYAML(t *testing.T) {
+	isolate(t)
+	api := startFakeAPI(t)
+	r := mustRun(t, append([]string{"watch", "--node", node1, "--events", "-o", "yaml", "--max-events", node1Count}, api.connArgs()...)...)
+	docs := strings.Split(strings.TrimPrefix(r.stdout, "---\n"), "---\n")
+	sent := api.Sent()
+	if len(docs) != len(sent) {
+		t.Fatalf("got %d documents, want %d (one per event sent)", len(docs), len(sent))
+	}
+	for i := range docs {
+		j, err := yaml.YAMLToJSON([]byte(docs[i]))
+		if err != nil {
+			t.Fatalf("document %d: %v", i+1, err)
 		}
-	}()
-	r := runCtx(t, ctx, stdout, stderr, append([]string{"watch", "--node", node1, "--manifests", dir}, api.connArgs()...)...)
-	if r.code != 0 {
-		t.Fatalf("exit %d, want 0; stderr:\n%s", r.code, r.stderr)
-	}
-	if want := "ADD       file kube-system/static-web-node-1 phase=Pending node=node-1\n"; !strings.Contains(r.stdout, want) {
-		t.Fatalf("stdout does not have %q:\n%s", want, r.stdout)
-	}
-	// The api source's updates are unchanged by the file source's.
-	var apiLines []string
-	for _, l := range strings.SplitAfter(r.stdout, "\n") {
-		if strings.Contains(l, " api ") {
-			apiLines = append(apiLines, l)
+		var got, want any
+		if err := json.Unmarshal(j, &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(sent[i]), &want); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("document %d differs from event %d (-sent +printed):\n%s", i+1, i+1, diff)
 		}
 	}
-	want, err := os.ReadFile(filepath.Join("testdata", "text.golden"))
-	if err != nil {
-		t.Fatal(err)
+}
+
+// TestYAMLMatchesJSON checks that each -o yaml document holds what the
+// matching -o json line does.
+func TestYAMLMatchesJSON(t *testing.T) {
+	readGolden := func(name string) string {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
 	}
-	if diff := cmp.Diff(string(want), strings.Join(apiLines, "")); diff != "" {
-		t.Fatalf("api updates (-want +got):\n%s", diff)
+	docs := strings.Split(strings.TrimPrefix(readGolden("yaml.golden"), "---\n"), "---\n")
+	lines := strings.Split(strings.TrimSuffix(readGolden("json.golden"), "\n"), "\n")
+	if len(docs) != len(lines) {
+		t.Fatalf("got %d yaml documents, want %d (one per json line)", len(docs), len(lines))
+	}
+	for i := range docs {
+		j, err := yaml.YAMLToJSON([]byte(docs[i]))
+		if err != nil {
+			t.Fatalf("document %d: %v", i+1, err)
+		}
+		var fromYAML, fromJSON any
+		if err := json.Unmarshal(j, &fromYAML); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(lines[i]), &fromJSON); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(fromJSON, fromYAML); diff != "" {
+			t.Fatalf("document %d differs from json line %d (-json +yaml):\n%s", i+1, i+1, diff)
+		}
 	}
 }

@@ -60,11 +60,7 @@ func (p *printer) update(u podconfig.PodUpdate) {
 		rec, err := updateJSON(u)
 		p.write(append(rec, '\n'), err)
 	case "yaml":
-		rec, err := updateJSON(u)
-		if err == nil {
-			rec, err = yamlDoc(rec)
-		}
-		p.write(rec, err)
+		p.write(updateYAML(u))
 	default:
 		p.write(updateText(u), nil)
 	}
@@ -126,6 +122,56 @@ func updateJSON(u podconfig.PodUpdate) ([]byte, error) {
 	}
 	b.WriteString("]}")
 	return b.Bytes(), nil
+}
+
+// updateYAML is u as one YAML document, op and source first so that they
+// are not lost below the pods.
+func updateYAML(u podconfig.PodUpdate) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("---\nop: " + u.Op.String() + "\nsource: ")
+	if plainWord(u.Source) {
+		b.WriteString(u.Source)
+	} else {
+		writeJSONString(&b, u.Source) // a JSON string is a YAML string
+	}
+	if len(u.Pods) == 0 {
+		b.WriteString("\npods: []\n")
+		return b.Bytes(), nil
+	}
+	b.WriteString("\npods:\n")
+	for _, pod := range sortedPods(u.Pods) {
+		data, err := pod.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("encode pod %s: %w", podconfig.FullName(pod), err)
+		}
+		y, err := yaml.JSONToYAML(data)
+		if err != nil {
+			return nil, fmt.Errorf("encode pod %s as yaml: %w", podconfig.FullName(pod), err)
+		}
+		for i, line := range bytes.SplitAfter(bytes.TrimSuffix(y, []byte("\n")), []byte("\n")) {
+			if i == 0 {
+				b.WriteString("- ")
+			} else {
+				b.WriteString("  ")
+			}
+			b.Write(line)
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), nil
+}
+
+// plainWord reports a string YAML reads back as itself without quotes.
+func plainWord(s string) bool {
+	if s == "" || s == "true" || s == "false" || s == "null" || s == "yes" || s == "no" || s == "on" || s == "off" {
+		return false
+	}
+	for _, r := range s {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 func writeJSONString(b *bytes.Buffer, s string) {

@@ -29,8 +29,8 @@ type session struct {
 	log     *logger
 	out     *printer
 	lw      *cache.ListWatch[*api.Pod]
-	prog    *progress      // nil unless stderr is a terminal
-	monitor *replayMonitor // nil unless replaying
+	prog    *progress       // nil unless stderr is a terminal
+	monitor *replayMonitor  // nil unless replaying
 	played  <-chan struct{} // the fixture server's Done, with monitor
 
 	stop context.CancelFunc // graceful stop of the sources
@@ -214,7 +214,7 @@ func isChange(t watch.EventType) bool {
 // observe is the reflector's Observe hook, on the reflector's goroutine.
 func (s *session) observe(st cache.Step) {
 	s.prog.step(st)
-	if s.log.V(2) {
+	if s.log.V(2) && (st.Kind != cache.StepResourceVsn || s.log.V(3)) {
 		s.log.printf("reflector: %s", describeStep(st))
 	}
 	finished := s.monitor.step(st)

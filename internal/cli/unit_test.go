@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/rest"
+)
+
+func TestParseInterspersed(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantPos []string
+		wantN   string
+		wantV   bool
+	}{
+		{"flags first", []string{"-n", "x", "--v", "a"}, []string{"a"}, "x", true},
+		{"positional first", []string{"a", "--namespace", "x", "-v"}, []string{"a"}, "x", true},
+		{"between", []string{"a", "-n=x", "b"}, []string{"a", "b"}, "x", false},
+		{"after --", []string{"-n", "x", "--", "-v", "a"}, []string{"-v", "a"}, "x", false},
+		{"none", nil, nil, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCommand("test", "")
+			var n string
+			var v bool
+			c.fs.StringVar(&n, "namespace", "", "")
+			c.alias("n", "namespace")
+			c.fs.BoolVar(&v, "v", false, "")
+			pos, err := c.parse(nil, tt.args)
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			if diff := cmp.Diff(tt.wantPos, pos); diff != "" {
+				t.Errorf("positional (-want +got):\n%s", diff)
+			}
+			if n != tt.wantN || v != tt.wantV {
+				t.Errorf("got namespace %q and v %t, want %q and %t", n, v, tt.wantN, tt.wantV)
+			}
+			if got := c.set("namespace"); got != (tt.wantN != "") {
+				t.Errorf("set(namespace): got %t, want %t", got, tt.wantN != "")
+			}
+		})
+	}
+}
+
+func TestSelectors(t *testing.T) {
+	tests := []struct {
+		node, extra string
+		want        string
+	}{
+		{"node-1", "", "spec.nodeName=node-1"},
+		{"node-1", "status.phase!=Failed", "spec.nodeName=node-1,status.phase!=Failed"},
+		{"", "status.phase!=Failed", "status.phase!=Failed"},
+		{"", "", ""},
+		{`odd,na=me\`, "", `spec.nodeName=odd\,na\=me\\`},
+	}
+	for _, tt := range tests {
+		got := selectorFor(tt.node, tt.extra)
+		if got != tt.want {
+			t.Errorf("selectorFor(%q, %q): got %q, want %q", tt.node, tt.extra, got, tt.want)
+		}
+		if back := nodeFromSelector(got); back != tt.node {
+			t.Errorf("nodeFromSelector(%q): got %q, want %q", got, back, tt.node)
+		}
+	}
+	for path, want := range map[string]string{
+		"/api/v1/pods":                     "",
+		"/api/v1/namespaces/jobs/pods":     "jobs",
+		"/prefix/api/v1/namespaces/a/pods": "a",
+	} {
+		if got := namespaceOf(path); got != want {
+			t.Errorf("namespaceOf(%q): got %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestMaskHeaders(t *testing.T) {
+	h := http.Header{}
+	h.Set("Authorization", "Bearer "+testToken)
+	h.Set("Proxy-Authorization", "Basic dXNlcjpwYXNz")
+	h.Set("Cookie", "session=abc")
+	h.Set("Accept", "application/json")
+	h.Set("Impersonate-User", "jane")
+	got := formatHeaders(h)
+	want := "\n    Accept: application/json" +
+		"\n    Authorization: Bearer <masked>" +
+		"\n    Cookie: <masked>" +
+		"\n    Impersonate-User: jane" +
+		"\n    Proxy-Authorization: Basic <masked>"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("headers (-want +got):\n%s", diff)
+	}
+}
+
+func TestQuote(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a":1}` + "\n", `{"a":1}\n`},
+		{"bell\x07 esc\x1b[2J", `bell\u0007 esc\u001b[2J`},
+		{"tab\there", `tab\there`},
+		{"naïve", "naïve"},
+	}
+	for _, tt := range tests {
+		if got := quote([]byte(tt.in)); got != tt.want {
+			t.Errorf("quote(%q): got %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	long := strings.Repeat("x", bodyLogLimit+10)
+	if got := cutBody([]byte(long)); !strings.HasSuffix(got, " (cut short)") || len(got) != bodyLogLimit+len(" (cut short)") {
+		t.Errorf("cutBody of %d bytes: got %d bytes, want %d and the cut marked", len(long), len(got), bodyLogLimit)
+	}
+}
+
+// TestProgress drives the progress tracker with a fake clock: nothing is
+// drawn for a quick list, pages, items and bytes for a slow one, and a
+// summary once it is replaced.
+func TestProgress(t *testing.T) {
+	out := newSyncBuffer()
+	p := newProgress(newLogger(out, 0))
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p.now = func() time.Time { return now }
+
+	p.step(cache.Step{Kind: cache.StepList})
+	p.item()
+	p.read(2048)
+	if s, ok := p.line(); ok {
+		t.Fatalf("drew %q before %s", s, progressAfter)
+	}
+	now = now.Add(1500 * time.Millisecond)
+	p.step(cache.Step{Kind: cache.StepList})
+	p.item()
+	s, ok := p.line()
+	if want := "listing pods: page 2, 2 items, 2.0 KiB, 1.5s"; !ok || s != want {
+		t.Fatalf("line: got %q, %t; want %q", s, ok, want)
+	}
+	p.step(cache.Step{Kind: cache.StepReplace, Items: 2})
+	if want := "listed 2 pods (2 pages, 2.0 KiB) in 1.5s\n"; out.String() != want {
+		t.Fatalf("summary: got %q, want %q", out.String(), want)
+	}
+	if _, ok := p.line(); ok {
+		t.Fatal("drew progress after the replace")
+	}
+	p.item() // a watch event: not counted any more
+	p.step(cache.Step{Kind: cache.StepWatchList})
+	if p.items != 0 || p.pages != 0 {
+		t.Fatalf("a new sync starts at %d items and %d pages, want 0 and 0", p.items, p.pages)
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	for code, want := range map[int]bool{401: false, 403: false, 404: false, 410: true, 429: true, 500: true, 503: true} {
+		err := rest.NewStatusError("GET x", code, nil, nil)
+		if got := retryable(&cache.PhaseError{Phase: "list", Err: err}); got != want {
+			t.Errorf("retryable(%d): got %t, want %t", code, got, want)
+		}
+	}
+	if retryable(http.ErrServerClosed) {
+		t.Error("a transport failure before the first sync is retried, want it to end the command")
+	}
+}
