@@ -171,8 +171,13 @@ type fakeAPI struct {
 	caFile  string
 	quit    chan struct{}
 
+	// stallLists holds list requests without an answer until the client
+	// gives up.
+	stallLists bool
+
 	mu       sync.Mutex
 	requests []*url.URL
+	headers  []http.Header
 	// sent is every watch event line written, for comparing with --events.
 	sent []string
 }
@@ -207,6 +212,12 @@ func (f *fakeAPI) Requests() []*url.URL {
 	return append([]*url.URL(nil), f.requests...)
 }
 
+func (f *fakeAPI) Headers() []http.Header {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]http.Header(nil), f.headers...)
+}
+
 func (f *fakeAPI) Sent() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -223,6 +234,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	u := *r.URL
 	f.requests = append(f.requests, &u)
+	f.headers = append(f.headers, r.Header.Clone())
 	f.mu.Unlock()
 	if r.Header.Get("Authorization") != "Bearer "+testToken {
 		writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
@@ -243,6 +255,13 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if q.Get("watch") == "true" {
 		f.watch(w, r, match)
+		return
+	}
+	if f.stallLists {
+		select {
+		case <-r.Context().Done():
+		case <-f.quit:
+		}
 		return
 	}
 	f.list(w, q, match)

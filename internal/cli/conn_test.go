@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// writeKubeconfig writes a kubeconfig with two contexts on the fake
+// apiserver: "good" with the right token, "bad" with a wrong one.
+func writeKubeconfig(t *testing.T, api *fakeAPI) string {
+	t.Helper()
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+current-context: good
+clusters:
+- name: fake
+  cluster:
+    server: %s
+    certificate-authority: %s
+users:
+- name: right
+  user:
+    token: %s
+- name: wrong
+  user:
+    token: not-the-token
+contexts:
+- name: good
+  context: {cluster: fake, user: right, namespace: kube-system}
+- name: bad
+  context: {cluster: fake, user: wrong}
+`, api.srv.URL, api.caFile, testToken)
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestConnectionFlags checks that kubectl's connection flags reach the wire.
+func TestConnectionFlags(t *testing.T) {
+	isolate(t)
+	tests := []struct {
+		name string
+		// args get the fake apiserver's kubeconfig file and URL and CA
+		// file substituted for KUBECONFIG, URL and CA.
+		args     []string
+		wantCode int
+		check    func(t *testing.T, h http.Header)
+	}{
+		{name: "kubeconfig", args: []string{"--kubeconfig", "KUBECONFIG"}},
+		{name: "kubeconfig from the environment", args: []string{"ENV"}},
+		{name: "context", args: []string{"--kubeconfig", "KUBECONFIG", "--context", "bad"}, wantCode: exitError},
+		{name: "user", args: []string{"--kubeconfig", "KUBECONFIG", "--context", "bad", "--user", "right"}},
+		{name: "token wins", args: []string{"--kubeconfig", "KUBECONFIG", "--context", "bad", "--token", testToken}},
+		{name: "insecure", args: []string{"--server", "URL", "--insecure-skip-tls-verify", "--token", testToken}},
+		{name: "impersonation", args: []string{"--server", "URL", "--certificate-authority", "CA", "--token", testToken, "--as", "jane", "--as-group", "devs", "--as-group", "ops"},
+			check: func(t *testing.T, h http.Header) {
+				if got := h.Get("Impersonate-User"); got != "jane" {
+					t.Errorf("Impersonate-User: got %q, want jane", got)
+				}
+				if diff := cmp.Diff([]string{"devs", "ops"}, h.Values("Impersonate-Group")); diff != "" {
+					t.Errorf("Impersonate-Group (-want +got):\n%s", diff)
+				}
+			}},
+		{name: "user agent", args: []string{"--server", "URL", "--certificate-authority", "CA", "--token", testToken},
+			check: func(t *testing.T, h http.Header) {
+				if got := h.Get("User-Agent"); !strings.HasPrefix(got, "podwatch/") {
+					t.Errorf("User-Agent: got %q, want podwatch/...", got)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api := startFakeAPI(t)
+			kc := writeKubeconfig(t, api)
+			args := []string{"watch", "--node", node1, "--max-events", "1"}
+			for _, a := range tt.args {
+				switch a {
+				case "KUBECONFIG":
+					a = kc
+				case "URL":
+					a = api.srv.URL
+				case "CA":
+					a = api.caFile
+				case "ENV":
+					t.Setenv("KUBECONFIG", kc)
+					continue
+				}
+				args = append(args, a)
+			}
+			want := tt.wantCode
+			r := run(t, args...)
+			if r.code != want {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, want, r.stderr)
+			}
+			hs := api.Headers()
+			if len(hs) == 0 {
+				t.Fatal("no request reached the server")
+			}
+			if tt.check != nil {
+				tt.check(t, hs[0])
+			}
+		})
+	}
+}
+
+// TestRequestTimeout checks that --request-timeout bounds a list that never
+// answers. (That it never cuts a watch's body is rest's to test: a watch
+// that outlives the timeout here could only be shown by waiting.)
+func TestRequestTimeout(t *testing.T) {
+	isolate(t)
+	api := startFakeAPI(t)
+	api.stallLists = true
+	r := run(t, append([]string{"watch", "--node", node1, "--watch-list=false", "--request-timeout", "200ms"}, api.connArgs()...)...)
+	if r.code != exitError || !strings.Contains(r.stderr, "no response headers within 200ms") {
+		t.Fatalf("exit %d, stderr %q; want 1 and the timeout named", r.code, r.stderr)
+	}
+}
