@@ -127,6 +127,21 @@ type serverPod struct {
 	} `json:"status"`
 }
 
+func (p *serverPod) state() podState {
+	s := podState{
+		Key:      p.Metadata.Namespace + "/" + p.Metadata.Name,
+		RV:       p.Metadata.ResourceVersion,
+		Node:     p.Spec.NodeName,
+		Phase:    p.Status.Phase,
+		Labels:   p.Metadata.Labels,
+		Deleting: p.Metadata.DeletionTimestamp != nil,
+	}
+	if len(p.Spec.Containers) > 0 {
+		s.Image = p.Spec.Containers[0].Image
+	}
+	return s
+}
+
 // serverState lists, as admin, the pods on node and returns their states
 // sorted as lines, and the list's resourceVersion.
 func serverState(ctx context.Context, c *cluster.Cluster) ([]string, string, error) {
@@ -142,18 +157,7 @@ func serverState(ctx context.Context, c *cluster.Cluster) ([]string, string, err
 	}
 	var pods []podState
 	for _, it := range list.Items {
-		s := podState{
-			Key:      it.Metadata.Namespace + "/" + it.Metadata.Name,
-			RV:       it.Metadata.ResourceVersion,
-			Node:     it.Spec.NodeName,
-			Phase:    it.Status.Phase,
-			Labels:   it.Metadata.Labels,
-			Deleting: it.Metadata.DeletionTimestamp != nil,
-		}
-		if len(it.Spec.Containers) > 0 {
-			s.Image = it.Spec.Containers[0].Image
-		}
-		pods = append(pods, s)
+		pods = append(pods, it.state())
 	}
 	return lines(pods), list.Metadata.ResourceVersion, nil
 }
