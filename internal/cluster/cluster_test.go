@@ -377,8 +377,13 @@ func TestWatchCacheOff(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreatePod: %v", err)
 	}
-	if _, err := c.CreatePod(ctx, "ns-off", "pod-2", "node-a", nil); err != nil {
-		t.Fatalf("CreatePod: %v", err)
+	// Two writes after oldRV: a watch from oldRV starts at the revision after it,
+	// and etcd still serves a watch that starts exactly at the compacted revision,
+	// so with a single write in between the watch would legitimately succeed.
+	for _, name := range []string{"pod-2", "pod-3"} {
+		if _, err := c.CreatePod(ctx, "ns-off", name, "node-a", nil); err != nil {
+			t.Fatalf("CreatePod: %v", err)
+		}
 	}
 	if _, err := c.CompactEtcd(ctx); err != nil {
 		t.Fatalf("CompactEtcd: %v", err)

@@ -1,0 +1,136 @@
+package jsonx
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Word-at-a-time tests over 8 bytes: each sets the high bit of every byte that
+// matches (exactly for the bytes a caller then checks one at a time).
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+func hasByte(x uint64, b byte) uint64 {
+	y := x ^ (ones * uint64(b))
+	return (y - ones) &^ y & highs
+}
+
+func hasLess(x uint64, n byte) uint64 { return (x - ones*uint64(n)) &^ x & highs }
+
+// stringEnd returns the index of the first byte at or after i that ends or
+// interrupts a plain run of string content: a quote, a backslash or a control
+// character; len(data) when there is none.
+func stringEnd(data []byte, i int) int {
+	for ; i+8 <= len(data); i += 8 {
+		x := binary.LittleEndian.Uint64(data[i:])
+		if hasByte(x, '"')|hasByte(x, '\\')|hasLess(x, 0x20) != 0 {
+			break
+		}
+	}
+	for ; i < len(data); i++ {
+		if c := data[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return i
+}
+
+// skipValue consumes one value, checking its grammar, without recursion or
+// callbacks: an explicit stack of open brackets drives it. It is the hot path
+// for every member podwatch keeps without modelling.
+func (r *Reader) skipValue() {
+	stack := r.stack[:0]
+	defer func() { r.stack = stack[:0] }()
+	for r.err == nil {
+		// A value is expected here.
+		switch c := r.peek(); c {
+		case '{':
+			r.pos++
+			if r.depth+len(stack) >= maxDepth {
+				r.Fail("nesting too deep")
+				return
+			}
+			if r.peek() == '}' {
+				r.pos++
+				break
+			}
+			stack = append(stack, '{')
+			if !r.memberKey() {
+				return
+			}
+			continue
+		case '[':
+			r.pos++
+			if r.depth+len(stack) >= maxDepth {
+				r.Fail("nesting too deep")
+				return
+			}
+			if r.peek() == ']' {
+				r.pos++
+				break
+			}
+			stack = append(stack, '[')
+			continue
+		case '"':
+			r.stringBody()
+		case 't':
+			r.literal("true")
+		case 'f':
+			r.literal("false")
+		case 'n':
+			r.literal("null")
+		case 0:
+			if r.err == nil && r.pos >= len(r.data) {
+				r.Fail("unexpected end of input, want a value")
+			} else {
+				r.Fail("found a NUL byte, want a value")
+			}
+			return
+		default:
+			if c == '-' || '0' <= c && c <= '9' {
+				r.number()
+			} else {
+				r.Fail(fmt.Sprintf("found %q, want a value", c))
+				return
+			}
+		}
+		// A value ended: close what it completes, then expect the next one.
+		for r.err == nil {
+			if len(stack) == 0 {
+				return
+			}
+			top := stack[len(stack)-1]
+			c := r.peek()
+			if c == ',' {
+				r.pos++
+				if top == '{' && !r.memberKey() {
+					return
+				}
+				break
+			}
+			if top == '{' && c == '}' || top == '[' && c == ']' {
+				r.pos++
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			if top == '{' {
+				r.expect('}', "',' or '}' in an object")
+			} else {
+				r.expect(']', "',' or ']' in an array")
+			}
+			return
+		}
+	}
+}
+
+// memberKey consumes `"key":` inside an object being skipped.
+func (r *Reader) memberKey() bool {
+	if r.peek() != '"' {
+		r.expect('"', "an object key")
+		return false
+	}
+	r.stringBody()
+	return r.expect(':', "':' after an object key")
+}
