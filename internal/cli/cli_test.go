@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
@@ -455,5 +456,36 @@ func TestYAMLMatchesJSON(t *testing.T) {
 		if diff := cmp.Diff(fromJSON, fromYAML); diff != "" {
 			t.Fatalf("document %d differs from json line %d (-json +yaml):\n%s", i+1, i+1, diff)
 		}
+	}
+}
+
+// brokenPipe is a stdout whose reader has gone.
+type brokenPipe struct{}
+
+func (brokenPipe) Write([]byte) (int, error) { return 0, os.ErrClosed }
+
+// TestOutputFailure checks that a failed write to stdout ends the command
+// with status 1, in both output paths.
+func TestOutputFailure(t *testing.T) {
+	isolate(t)
+	for _, extra := range [][]string{nil, {"--events"}} {
+		t.Run(strings.Join(append([]string{"watch"}, extra...), " "), func(t *testing.T) {
+			api := startFakeAPI(t)
+			stderr := newSyncBuffer()
+			env := testEnv(nil, stderr)
+			env.Stdout = brokenPipe{}
+			done := make(chan int, 1)
+			go func() {
+				done <- env.Run(context.Background(), append(append([]string{"watch", "--node", node1}, extra...), api.connArgs()...))
+			}()
+			select {
+			case code := <-done:
+				if code != exitError || !strings.Contains(stderr.String(), "write output") {
+					t.Fatalf("exit %d, stderr %q; want 1 and the failed write named", code, stderr)
+				}
+			case <-time.After(testWait):
+				t.Fatalf("did not end within %s of a failed write", testWait)
+			}
+		})
 	}
 }

@@ -117,7 +117,13 @@ func (s *session) reflectorOptions() cache.ReflectorOptions {
 
 // runEvents runs the reflector alone, printing each watch event as it arrives.
 func (s *session) runEvents(srcCtx context.Context) {
-	tee := &eventTee{inner: s.lw, print: s.out.event, limit: s.plan.maxEvents}
+	emit := func(ev watch.Event[*api.Pod]) {
+		s.out.event(ev)
+		if s.out.Err() != nil {
+			s.stop()
+		}
+	}
+	tee := &eventTee{inner: s.lw, print: emit, limit: s.plan.maxEvents}
 	store := cache.NewStore(cache.MetaNamespaceKey[*api.Pod])
 	cache.NewReflector[*api.Pod](tee, store, s.reflectorOptions()).Run(srcCtx)
 }

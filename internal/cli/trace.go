@@ -76,23 +76,25 @@ func (t *traceTransport) logRequestBody(req *http.Request) {
 	t.log.printf("Request Body: %s", cutBody(data))
 }
 
-// maskedHeaders carry credentials: only the scheme of an Authorization value
-// is shown.
-var maskedHeaders = map[string]bool{
-	"Authorization":       true,
-	"Proxy-Authorization": true,
-	"Cookie":              true,
-	"Set-Cookie":          true,
-}
+// Headers that carry credentials. Of an Authorization value only the scheme
+// is shown (it tells a token from basic auth); cookies are hidden whole.
+var (
+	authHeaders   = map[string]bool{"Authorization": true, "Proxy-Authorization": true}
+	cookieHeaders = map[string]bool{"Cookie": true, "Set-Cookie": true}
+)
 
 func maskHeader(name, value string) string {
-	if !maskedHeaders[http.CanonicalHeaderKey(name)] {
-		return value
+	name = http.CanonicalHeaderKey(name)
+	switch {
+	case authHeaders[name]:
+		if scheme, _, ok := strings.Cut(value, " "); ok {
+			return scheme + " <masked>"
+		}
+		return "<masked>"
+	case cookieHeaders[name]:
+		return "<masked>"
 	}
-	if scheme, _, ok := strings.Cut(value, " "); ok && !strings.Contains(name, "ookie") {
-		return scheme + " <masked>"
-	}
-	return "<masked>"
+	return value
 }
 
 func formatHeaders(h http.Header) string {
