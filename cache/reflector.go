@@ -211,8 +211,8 @@ func (r *Reflector[T]) ListAndWatch(ctx context.Context) error {
 // watch that carried the state, still open.
 func (r *Reflector[T]) sync(ctx context.Context) (watch.Interface[T], error) {
 	if r.opts.WatchList && !r.noStream {
-		w, err := r.watchList(ctx)
-		if err == nil || !r.noStream {
+		w, fallback, err := r.watchList(ctx)
+		if err == nil || !fallback {
 			return w, err
 		}
 		r.observe(Step{Kind: StepFallbackList, Reason: err.Error(), Err: err})
@@ -269,63 +269,67 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv, match string) ([]T, st
 }
 
 // watchList streams the initial state as ADDED events up to the bookmark that ends
-// them, replaces the store with it, and returns the still-open watch.
-func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface[T], error) {
+// them, replaces the store with it, and returns the still-open watch. fallback
+// says a list should be tried at once instead: the server refused the request as
+// one it does not serve (then never again: noStream), or the stream did not look
+// like a watch list this time (a server ignoring sendInitialEvents, or one that
+// shut down mid-way: only this round).
+func (r *Reflector[T]) watchList(ctx context.Context) (w watch.Interface[T], fallback bool, err error) {
 	rv, _ := r.listRV()
 	r.observe(Step{Kind: StepWatchList, ResourceVersion: rv})
-	w, err := r.lw.Watch(ctx, WatchOptions{
+	w, err = r.lw.Watch(ctx, WatchOptions{
 		ResourceVersion: rv, ResourceVersionMatch: MatchNotOlderThan,
 		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 	})
 	if err != nil {
 		r.noStream = unsupported(err)
-		return nil, &PhaseError{Phase: "watch-list", Err: err}
+		return nil, r.noStream, &PhaseError{Phase: "watch-list", Err: err}
 	}
 	var items []T
 	for {
 		ev, ok, err := next(ctx, w)
 		if err != nil {
 			w.Stop()
-			return nil, &PhaseError{Phase: "watch-list", Err: err}
+			return nil, false, &PhaseError{Phase: "watch-list", Err: err}
 		}
 		switch {
 		case !ok:
 			// Ended before the initial state was complete: a server that ignores
 			// sendInitialEvents never sends the closing bookmark.
-			r.noStream = true
-			return nil, &PhaseError{Phase: "watch-list", Err: errors.New("stream ended before the initial-events-end bookmark")}
+			return nil, true, &PhaseError{Phase: "watch-list", Err: errors.New("stream ended before the initial-events-end bookmark")}
 		case ev.Type == watch.Added:
 			items = append(items, ev.Object)
 		case ev.Type == watch.Bookmark && ev.Object.Meta().Annotations[InitialEventsEndAnnotation] == "true":
 			listRV := ev.Object.Meta().ResourceVersion
 			if err := r.store.Replace(items, listRV); err != nil {
 				w.Stop()
-				return nil, &PhaseError{Phase: "store", Err: err}
+				return nil, false, &PhaseError{Phase: "store", Err: err}
 			}
 			r.observe(Step{Kind: StepReplace, ResourceVersion: listRV, Items: len(items)})
 			r.setRV(listRV)
-			return w, nil
+			return w, false, nil
 		case ev.Type == watch.Bookmark:
 			// Progress before the end of the initial events says nothing yet.
 		case ev.Type == watch.Error:
 			w.Stop()
-			return nil, &PhaseError{Phase: "watch-list", Err: ev.Err}
+			return nil, false, &PhaseError{Phase: "watch-list", Err: ev.Err}
 		default:
 			w.Stop()
-			r.noStream = true
-			return nil, &PhaseError{Phase: "watch-list", Err: fmt.Errorf("%s event before the initial state was complete", ev.Type)}
+			return nil, true, &PhaseError{Phase: "watch-list", Err: fmt.Errorf("%s event before the initial state was complete", ev.Type)}
 		}
 	}
 }
 
-// unsupported reports a server answer meaning "no watch lists here".
+// unsupported reports a server answer meaning "no watch lists here". A 403 is not
+// one: it is about who asks, and an apiserver briefly denies everyone while its
+// authorizer warms up after a restart.
 func unsupported(err error) bool {
 	se, ok := rest.AsStatusError(err)
 	if !ok {
 		return false
 	}
 	switch se.Status.Code {
-	case http.StatusBadRequest, http.StatusForbidden, http.StatusMethodNotAllowed,
+	case http.StatusBadRequest, http.StatusMethodNotAllowed,
 		http.StatusUnprocessableEntity, http.StatusNotImplemented:
 		return true
 	}
