@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -40,9 +41,14 @@ func (e Env) replayWatch(ctx context.Context, c *command, f *watchFlags) error {
 // fixtureServer is an http.Server on its own listener, with the goroutines
 // it runs accounted for.
 type fixtureServer struct {
-	addr     string
-	hs       *http.Server
-	served   chan struct{}
+	addr   string
+	hs     *http.Server
+	served chan struct{}
+
+	// mu orders handlers.Add before handlers.Wait: once closed is set no
+	// handler starts, so Wait never races an Add.
+	mu       sync.Mutex
+	closed   bool
 	handlers sync.WaitGroup
 }
 
@@ -54,12 +60,15 @@ func startFixtureServer(addr string, h http.Handler) (*fixtureServer, error) {
 	fs := &fixtureServer{addr: l.Addr().String(), served: make(chan struct{})}
 	fs.hs = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			fs.handlers.Add(1)
+			if !fs.enter() {
+				http.Error(w, "podwatch: shutting down", http.StatusServiceUnavailable)
+				return
+			}
 			defer fs.handlers.Done()
 			h.ServeHTTP(w, r)
 		}),
 		// A client going away mid-watch is normal here, not worth a log line.
-		ErrorLog: log.New(discardWriter{}, "", 0),
+		ErrorLog: log.New(io.Discard, "", 0),
 	}
 	go func() {
 		defer close(fs.served)
@@ -71,14 +80,24 @@ func startFixtureServer(addr string, h http.Handler) (*fixtureServer, error) {
 // close closes the listener and every connection, which ends the handlers
 // (their request contexts end), and waits for them.
 func (fs *fixtureServer) close() {
+	fs.mu.Lock()
+	fs.closed = true
+	fs.mu.Unlock()
 	fs.hs.Close()
 	<-fs.served
 	fs.handlers.Wait()
 }
 
-type discardWriter struct{}
-
-func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+// enter counts a handler in, unless the server is closing.
+func (fs *fixtureServer) enter() bool {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if fs.closed {
+		return false
+	}
+	fs.handlers.Add(1)
+	return true
+}
 
 // replayPlan takes what the flags leave unset from the recording's first pods
 // request, so that a fixture replays without repeating the flags it was
