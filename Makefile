@@ -5,7 +5,7 @@ PKGS := ./...
 
 -include mk/*.mk
 
-.PHONY: all build test unit lint fuzz bench run clean
+.PHONY: all build test unit lint fuzz bench run fixtures clean
 
 all: lint test
 
@@ -29,9 +29,23 @@ FUZZTIME ?= 10s
 fuzz:
 	@for pkg in $$($(GO) list $(PKGS)); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s $$pkg || exit 1; \
 	  done; \
 	done
+
+# The demo: the bundled fixture recorded from a real apiserver, replayed through
+# podwatch with its requests and reflector steps on stderr and the pod updates on
+# stdout. No cluster needed. FIXTURE=watch-list shows the streaming watch list.
+FIXTURE ?= lifecycle
+SPEED ?= 1
+run:
+	$(GO) run ./cmd/podwatch watch --replay testdata/fixtures/$(FIXTURE) --speed $(SPEED) -v 6
+
+# Re-record the bundled fixtures from a real kube-apiserver and etcd, then refresh
+# the goldens that replay them.
+fixtures: cluster-bins
+	$(GO) run ./internal/fixture/cmd/record-fixtures -out testdata/fixtures
+	$(GO) test ./internal/fixture -run TestBundledFixturesReplay -update
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
