@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/meta"
@@ -55,6 +56,11 @@ type ListWatch[T any] struct {
 	Limits rest.ListLimits
 	// Decoder tunes the watch stream decoder (frame limit, raw bytes).
 	Decoder watch.DecoderOptions
+	// StallGrace is how much longer than its timeoutSeconds a watch may go without
+	// a byte before Watch's watchdog closes it with a *StallError: over HTTP/1.1
+	// nothing else notices a dead connection. Zero means DefaultStallGrace;
+	// negative turns the watchdog off. A watch without timeoutSeconds has none.
+	StallGrace time.Duration
 }
 
 // NewListWatchFromClient returns a ListWatch of resource in namespace filtered by
@@ -101,7 +107,9 @@ func (lw *ListWatch[T]) List(ctx context.Context, opts ListOptions) (*rest.List[
 	return list, nil
 }
 
-// Watch opens a watch; its body is closed by the watcher's Stop.
+// Watch opens a watch; its body is closed by the watcher's Stop. With
+// opts.TimeoutSeconds set, a watch silent for longer than that plus StallGrace
+// ends with an Error event whose Err is a *StallError.
 func (lw *ListWatch[T]) Watch(ctx context.Context, opts WatchOptions) (watch.Interface[T], error) {
 	r := lw.request()
 	if lw.LegacyWatchPath {
@@ -129,6 +137,17 @@ func (lw *ListWatch[T]) Watch(ctx context.Context, opts WatchOptions) (watch.Int
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", lw.Resource, err)
 	}
-	d := watch.NewDecoder(resp.Body, lw.Decode, lw.Decoder)
-	return watch.NewStreamWatcher(resp.Body, d, where), nil
+	body := resp.Body
+	if grace := lw.stallGrace(); opts.TimeoutSeconds > 0 && grace >= 0 {
+		body = newWatchdogBody(body, where, time.Duration(opts.TimeoutSeconds)*time.Second+grace)
+	}
+	d := watch.NewDecoder(body, lw.Decode, lw.Decoder)
+	return watch.NewStreamWatcher(body, d, where), nil
+}
+
+func (lw *ListWatch[T]) stallGrace() time.Duration {
+	if lw.StallGrace == 0 {
+		return DefaultStallGrace
+	}
+	return lw.StallGrace
 }
