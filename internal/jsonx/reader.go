@@ -419,40 +419,6 @@ func (r *Reader) number() []byte {
 // Skip consumes the next value, checking that it is well-formed.
 func (r *Reader) Skip() { r.skipValue() }
 
-// skipRecursive is the obvious recursive skip, kept as the reference the fast
-// one is tested against.
-func (r *Reader) skipRecursive() {
-	switch r.peek() {
-	case '{':
-		r.Object(r.skipMember)
-	case '[':
-		r.Array(r.skipRecursive)
-	case '"':
-		r.stringBody()
-	case 't':
-		r.literal("true")
-	case 'f':
-		r.literal("false")
-	case 'n':
-		r.literal("null")
-	case 0:
-		if r.err == nil && r.pos >= len(r.data) {
-			r.Fail("unexpected end of input, want a value")
-		} else {
-			r.Fail("found a NUL byte, want a value")
-		}
-	default:
-		c := r.data[r.pos]
-		if c == '-' || '0' <= c && c <= '9' {
-			r.number()
-			return
-		}
-		r.Fail(fmt.Sprintf("found %q, want a value", c))
-	}
-}
-
-func (r *Reader) skipMember([]byte) { r.skipRecursive() }
-
 // Raw consumes the next value and returns its bytes, a subslice of the input.
 func (r *Reader) Raw() []byte {
 	r.peek()
