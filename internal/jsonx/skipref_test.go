@@ -35,4 +35,3 @@ func (r *Reader) skipRecursive() {
 }
 
 func (r *Reader) skipMember([]byte) { r.skipRecursive() }
-
