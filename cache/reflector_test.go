@@ -334,3 +334,35 @@ func TestReflectorStopsOnCancel(t *testing.T) {
 		lw.open.Wait() // the held-open watch was stopped
 	})
 }
+
+func TestReflectorOtherErrorEventResumesWithoutRelist(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw := &fakeLW{
+			lists: []listAnswer{{items: []*api.Pod{pod("a", "3")}, rv: "5"}},
+			watches: []watchAnswer{
+				{events: []watch.Event[*api.Pod]{ev(watch.Modified, "a", "6"), errEvent(500, "InternalError")}},
+				{hold: true, events: []watch.Event[*api.Pod]{ev(watch.Added, "b", "7")}},
+			},
+		}
+		_, pushes, steps := runReflector(t, lw, ReflectorOptions{}, time.Minute)
+		lists, watches := lw.requests()
+		if len(lists) != 1 || len(watches) != 2 || watches[1].ResourceVersion != "6" {
+			t.Fatalf("lists %+v, watches %+v: want one list and a second watch from 6", lists, watches)
+		}
+		backedOff := false
+		for _, s := range steps {
+			if s.Kind == StepBackoff {
+				backedOff = true
+				if se, ok := rest.AsStatusError(s.Err); !ok || se.Status.Code != 500 {
+					t.Fatalf("backoff for %v, want the ERROR event's StatusError", s.Err)
+				}
+			}
+		}
+		if !backedOff {
+			t.Fatalf("no backoff after an ERROR event")
+		}
+		if last := pushes[len(pushes)-1]; last.RV != "7" {
+			t.Fatalf("last push %+v", last)
+		}
+	})
+}
