@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"time"
 
 	"github.com/podwatch/podwatch/internal/kubeconfig"
 	"github.com/podwatch/podwatch/rest"
@@ -17,6 +18,14 @@ func (f *connFlags) restConfig(cmd string, e Env) (rest.Config, error) {
 	timeout, err := kubeconfig.ParseTimeout(f.requestTimeout)
 	if err != nil {
 		return rest.Config{}, usagef(cmd, "--request-timeout %q: %v", f.requestTimeout, err)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"http2-read-idle-timeout", f.http2ReadIdle}, {"http2-ping-timeout", f.http2Ping}} {
+		if d.v <= 0 {
+			return rest.Config{}, usagef(cmd, "--%s %v: must be positive", d.name, d.v)
+		}
 	}
 	cc, err := kubeconfig.New(kubeconfig.DefaultRules(f.kubeconfig), kubeconfig.Options{
 		Context:               f.context,
@@ -40,6 +49,8 @@ func (f *connFlags) restConfig(cmd string, e Env) (rest.Config, error) {
 	if err != nil {
 		return rest.Config{}, err
 	}
+	cfg.DisableHTTP2 = f.disableHTTP2
+	cfg.HTTP2ReadIdleTimeout, cfg.HTTP2PingTimeout = f.http2ReadIdle, f.http2Ping
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = userAgent()
 	}

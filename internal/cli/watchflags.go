@@ -2,6 +2,7 @@ package cli
 
 import (
 	"strings"
+	"time"
 
 	"github.com/podwatch/podwatch/internal/podconfig"
 	"github.com/podwatch/podwatch/rest"
@@ -17,6 +18,8 @@ type connFlags struct {
 	asGroups                           stringList
 	requestTimeout                     string
 	insecure                           bool
+	http2ReadIdle, http2Ping           time.Duration
+	disableHTTP2                       bool
 }
 
 func (f *connFlags) register(c *command) {
@@ -35,6 +38,9 @@ func (f *connFlags) register(c *command) {
 	fs.Var(&f.asGroups, "as-group", "impersonate this `group` (repeatable)")
 	fs.StringVar(&f.requestTimeout, "request-timeout", "0", "bound every request but a watch's body (`duration` or seconds; 0 for none)")
 	fs.BoolVar(&f.insecure, "insecure-skip-tls-verify", false, "do not check the server's certificate (insecure)")
+	fs.DurationVar(&f.http2ReadIdle, "http2-read-idle-timeout", 30*time.Second, "ping an HTTP/2 connection silent this long (`duration`)")
+	fs.DurationVar(&f.http2Ping, "http2-ping-timeout", 15*time.Second, "close an HTTP/2 connection, and its watches, whose ping goes unanswered this long (`duration`)")
+	fs.BoolVar(&f.disableHTTP2, "disable-http2", false, "speak HTTP/1.1 only (a watch silent past its timeout plus 30s is then ended and resumed)")
 }
 
 // given reports whether any connection flag was set.
