@@ -90,6 +90,7 @@ func TestWatchdogBodyCloseStopsTheTimer(t *testing.T) {
 
 // reflectUntil runs a reflector over lw until pushes at every rv in want have
 // arrived (or a deadline passes), then stops it; it returns the steps seen.
+// opts.Observe, when set, is also told of each step.
 func reflectUntil(t *testing.T, lw *ListWatch[*api.Pod], opts ReflectorOptions, rvs ...string) []Step {
 	t.Helper()
 	var mu sync.Mutex
@@ -109,7 +110,15 @@ func reflectUntil(t *testing.T, lw *ListWatch[*api.Pod], opts ReflectorOptions, 
 		once.Do(func() { close(reached) })
 	}, MetaNamespaceKey[*api.Pod])
 	opts.Backoff = Backoff{Initial: 5 * time.Millisecond, Max: 50 * time.Millisecond}
-	opts.Observe = func(s Step) { mu.Lock(); steps = append(steps, s); mu.Unlock() }
+	observe := opts.Observe
+	opts.Observe = func(s Step) {
+		mu.Lock()
+		steps = append(steps, s)
+		mu.Unlock()
+		if observe != nil {
+			observe(s)
+		}
+	}
 	r := NewReflector[*api.Pod](lw, store, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
