@@ -72,6 +72,11 @@ type Config struct {
 	// unanswered before the connection, and every watch on it, is closed (15s).
 	HTTP2ReadIdleTimeout time.Duration
 	HTTP2PingTimeout     time.Duration
+	// ResponseHeaderTimeout bounds the wait for a response's headers on every
+	// request, watches included (an apiserver answers a watch's headers at once;
+	// a server that accepts the connection and then says nothing is dead).
+	// Zero means 60s; negative means no bound.
+	ResponseHeaderTimeout time.Duration
 }
 
 const defaultMaxRetries = 5
@@ -173,6 +178,7 @@ const (
 	handshakeTimeout = 10 * time.Second
 	h2ReadIdle       = 30 * time.Second
 	h2PingTimeout    = 15 * time.Second
+	headerTimeout    = 60 * time.Second
 )
 
 func newTransport(cfg *Config) (*http.Transport, error) {
@@ -191,8 +197,16 @@ func newTransport(cfg *Config) (*http.Transport, error) {
 	if cfg.HTTP2PingTimeout > 0 {
 		pingTimeout = cfg.HTTP2PingTimeout
 	}
+	respHeader := headerTimeout
+	switch {
+	case cfg.ResponseHeaderTimeout > 0:
+		respHeader = cfg.ResponseHeaderTimeout
+	case cfg.ResponseHeaderTimeout < 0:
+		respHeader = 0
+	}
 	t := &http.Transport{
 		Proxy:                 proxy,
+		ResponseHeaderTimeout: respHeader,
 		DisableCompression:    cfg.DisableCompression,
 		DialContext:           (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
 		TLSClientConfig:       tlsCfg,

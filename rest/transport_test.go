@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestTransportOptions(t *testing.T) {
@@ -62,5 +64,33 @@ func TestProxyIsUsed(t *testing.T) {
 	}
 	if string(b) != "via proxy" || seen.Load() != "http://apiserver.invalid:6443/api/v1/pods" {
 		t.Fatalf("got %q with the proxy seeing %v", b, seen.Load())
+	}
+}
+
+// A server that accepts a watch and never answers its headers must not hold the
+// client forever: the transport's response-header bound ends the attempt.
+func TestResponseHeaderTimeoutEndsSilentWatch(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c := mustClient(t, Config{Host: srv.URL, ResponseHeaderTimeout: 50 * time.Millisecond, MaxRetries: -1})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	body, err := c.Get().Resource("pods").Watch(true).Stream(ctx)
+	if err == nil {
+		body.Body.Close()
+		t.Fatalf("Stream of a watch whose headers never come succeeded")
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("Stream returned only when the test's own deadline passed: %v", err)
+	}
+	if !strings.Contains(err.Error(), "/api/v1/pods") {
+		t.Fatalf("error %q does not name the request", err)
 	}
 }
