@@ -74,6 +74,7 @@ type watchFlags struct {
 	verbosity     int
 	replay        string
 	speed         float64
+	faults        replayFaults
 
 	// Worked out by check.
 	pcMode podconfig.Mode
@@ -115,6 +116,7 @@ func (f *watchFlags) register(c *command, replay bool) {
 	if replay {
 		fs.StringVar(&f.replay, "replay", "", "replay this recorded `fixture` instead of connecting to a cluster")
 		fs.Float64Var(&f.speed, "speed", 1, "with --replay: scale the recorded timing (2 twice as fast, 0 no waiting)")
+		f.faults.register(fs, "with --replay: ")
 	}
 }
 
