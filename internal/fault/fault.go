@@ -50,7 +50,9 @@ func (k Kind) valid() bool {
 // Fault is one failure and where it strikes.
 type Fault struct {
 	Kind Kind
-	// On is the kind of request it strikes: "watch", "list", or "" for either.
+	// On is the kind of request it strikes: "watch" or "list". Left empty, a
+	// stream fault strikes watches (its events are watch events) and a
+	// whole-answer fault strikes either kind.
 	On string
 	// Nth is which request of that kind it strikes, from 1; 0 means the first.
 	Nth int
@@ -72,6 +74,14 @@ const (
 	defaultSize = 64 << 20
 	defaultHTML = 503
 )
+
+// target is the kind of request f strikes, "" for either.
+func (f Fault) target() string {
+	if f.On == "" && !f.Kind.Whole() {
+		return "watch"
+	}
+	return f.On
+}
 
 func (f Fault) wait() time.Duration {
 	if f.Wait > 0 {

@@ -219,9 +219,9 @@ func TestParse(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
-	p := NewPlan(Fault{Kind: Cut, On: "watch", Nth: 2}, Fault{Kind: Gone, On: "list"}, Fault{Kind: Internal, Nth: 4})
+	p := NewPlan(Fault{Kind: Cut, On: "watch", Nth: 2}, Fault{Kind: Gone, On: "list"}, Fault{Kind: Internal, Nth: 4}, Fault{Kind: Stall, Nth: 4})
 	var got []string
-	for _, kind := range []string{"list", "watch", "watch", "watch", "list"} {
+	for _, kind := range []string{"list", "watch", "watch", "watch", "list", "watch"} {
 		f, ok := p.Pick(kind)
 		if !ok {
 			got = append(got, kind+":-")
@@ -229,7 +229,8 @@ func TestPlan(t *testing.T) {
 		}
 		got = append(got, kind+":"+string(f.Kind))
 	}
-	want := []string{"list:gone", "watch:-", "watch:cut", "watch:500", "list:-"}
+	// The stall names no kind: a stream fault strikes the 4th watch.
+	want := []string{"list:gone", "watch:-", "watch:cut", "watch:500", "list:-", "watch:stall"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("faults per request (-want +got):\n%s", diff)
 	}

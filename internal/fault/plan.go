@@ -33,10 +33,11 @@ func (p *Plan) Pick(kind string) (Fault, bool) {
 	p.seen[kind]++
 	p.seen[""]++
 	for i, f := range p.faults {
-		if p.fired[i] || (f.On != "" && f.On != kind) {
+		on := f.target()
+		if p.fired[i] || (on != "" && on != kind) {
 			continue
 		}
-		if p.seen[f.On] == max(f.Nth, 1) {
+		if p.seen[on] == max(f.Nth, 1) {
 			p.fired[i] = true
 			return f, true
 		}
