@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"log"
@@ -27,14 +28,19 @@ func (e Env) replayWatch(ctx context.Context, c *command, f *watchFlags) error {
 	if err != nil {
 		return err
 	}
-	srv := fixture.NewServer(rec, f.speed)
+	faults, err := f.faults.plan(c.name)
+	if err != nil {
+		return err
+	}
+	log := newLogger(e.Stderr, f.verbosity)
+	srv := fixture.NewServerWithOptions(rec, fixture.Options{Speed: f.speed, Faults: faults, Log: replayLog(log)})
 	mon := newReplayMonitor()
-	fs, err := startFixtureServer("127.0.0.1:0", mon.handler(srv))
+	fs, err := startFixtureServer("127.0.0.1:0", mon.handler(srv), f.faults.http2)
 	if err != nil {
 		return err
 	}
 	defer fs.close()
-	cfg := rest.Config{Host: "http://" + fs.addr, UserAgent: userAgent()}
+	cfg := rest.Config{Host: fs.url(), UserAgent: userAgent(), TLS: rest.TLSConfig{CAData: fs.caPEM}}
 	return e.runSession(ctx, f, p, cfg, sessionExtras{monitor: mon, played: srv.Done(), misses: srv.Misses})
 }
 
@@ -42,6 +48,7 @@ func (e Env) replayWatch(ctx context.Context, c *command, f *watchFlags) error {
 // it runs accounted for.
 type fixtureServer struct {
 	addr   string
+	caPEM  []byte // set when it serves TLS: the certificate to trust
 	hs     *http.Server
 	served chan struct{}
 
@@ -52,12 +59,24 @@ type fixtureServer struct {
 	handlers sync.WaitGroup
 }
 
-func startFixtureServer(addr string, h http.Handler) (*fixtureServer, error) {
+// startFixtureServer serves h on addr: HTTP/1.1 in clear, or with overTLS
+// HTTP/2 over TLS with a certificate made for this run.
+func startFixtureServer(addr string, h http.Handler, overTLS bool) (*fixtureServer, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("serve fixture: %w", err)
 	}
 	fs := &fixtureServer{addr: l.Addr().String(), served: make(chan struct{})}
+	var tlsCfg *tls.Config
+	if overTLS {
+		cert, caPEM, err := replayCert()
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		fs.caPEM = caPEM
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	fs.hs = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !fs.enter() {
@@ -68,13 +87,36 @@ func startFixtureServer(addr string, h http.Handler) (*fixtureServer, error) {
 			h.ServeHTTP(w, r)
 		}),
 		// A client going away mid-watch is normal here, not worth a log line.
-		ErrorLog: log.New(io.Discard, "", 0),
+		ErrorLog:  log.New(io.Discard, "", 0),
+		TLSConfig: tlsCfg, // ServeTLS offers h2 and http/1.1 on it
 	}
 	go func() {
 		defer close(fs.served)
-		fs.hs.Serve(l) // returns http.ErrServerClosed on close
+		// Both return http.ErrServerClosed on close.
+		if tlsCfg != nil {
+			fs.hs.ServeTLS(l, "", "")
+		} else {
+			fs.hs.Serve(l)
+		}
 	}()
 	return fs, nil
+}
+
+// url is the base URL clients use.
+func (fs *fixtureServer) url() string {
+	if fs.caPEM != nil {
+		return "https://" + fs.addr
+	}
+	return "http://" + fs.addr
+}
+
+// replayLog sends the replay server's notes (what it made up, which faults
+// struck) to the -v 6 log.
+func replayLog(log *logger) func(string, ...any) {
+	if !log.V(traceRequests) {
+		return nil
+	}
+	return func(format string, args ...any) { log.printf("replay: "+format, args...) }
 }
 
 // close closes the listener and every connection, which ends the handlers

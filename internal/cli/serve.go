@@ -2,13 +2,15 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/podwatch/podwatch/internal/fixture"
 )
 
-const serveUsage = `Usage: podwatch serve FIXTURE [--addr HOST:PORT] [--speed X]
+const serveUsage = `Usage: podwatch serve FIXTURE [--addr HOST:PORT] [--speed X] [--fault SPEC]... [--http2]
 
 A fake apiserver that replays a recorded fixture (a folder holding
 recording.json, or the file): requests are matched by path and query
@@ -16,8 +18,20 @@ recording.json, or the file): requests are matched by path and query
 chunk by chunk at its recorded timing, and a request that matches no
 recording gets a 404 Status saying so. Ctrl-C stops it.
 
+Replay keeps the recording's state: once a client departs from what was
+recorded (after a cut or an injected fault), a relist gets the recorded state
+at the newest resourceVersion delivered, and a watch the recorded events after
+its resourceVersion (410 if the recording cannot reach back that far).
+
+Faults (--fault, repeatable, or --faults FILE) strike the Nth request of a
+kind: cut:events=3,on=watch closes the connection after 3 events;
+half-event, gone-event, stall:wait=10s, drip:wait=100ms, garbage and
+oversized:size=1GiB strike after events=N; gone, 429:wait=2s, 500 and
+html:status=502 replace the whole answer.
+
 Point a watch at it with --server http://HOST:PORT and the flags it was
-recorded with.
+recorded with; with --http2, --server https://HOST:PORT and
+--certificate-authority the file it names.
 `
 
 func (e Env) serveCmd(ctx context.Context, args []string) error {
@@ -25,6 +39,9 @@ func (e Env) serveCmd(ctx context.Context, args []string) error {
 	addr := c.fs.String("addr", "127.0.0.1:0", "the `address` to listen on (port 0: any free port)")
 	speed := c.fs.Float64("speed", 1, "scale the recorded timing (2 twice as fast, 0 no waiting)")
 	verbosity := c.fs.Int("v", 0, "log `level`: 6 each request and its status")
+	var rf replayFaults
+	rf.register(c.fs, "")
+	caOut := c.fs.String("ca-out", "", "with --http2: write the serving certificate (the CA to trust) to this `file`")
 	pos, err := c.parse(e.Stdout, args)
 	if err != nil {
 		return err
@@ -41,18 +58,27 @@ func (e Env) serveCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	faults, err := rf.plan(c.name)
+	if err != nil {
+		return err
+	}
 	log := newLogger(e.Stderr, *verbosity)
-	srv := fixture.NewServer(rec, *speed)
+	srv := fixture.NewServerWithOptions(rec, fixture.Options{Speed: *speed, Faults: faults, Log: replayLog(log)})
 	var h http.Handler = srv
 	if log.V(traceRequests) {
 		h = logRequests(log, h)
 	}
-	fs, err := startFixtureServer(*addr, h)
+	fs, err := startFixtureServer(*addr, h, rf.http2)
 	if err != nil {
 		return err
 	}
 	defer fs.close()
-	log.printf("podwatch: serving %s (%d exchanges) on http://%s", pos[0], len(rec.Exchanges), fs.addr)
+	log.printf("podwatch: serving %s (%d exchanges) on %s", pos[0], len(rec.Exchanges), fs.url())
+	if fs.caPEM != nil {
+		if err := writeCA(*caOut, fs.caPEM, log); err != nil {
+			return err
+		}
+	}
 	select {
 	case <-srv.Done():
 		log.printf("podwatch: every recorded exchange has been played; still serving until Ctrl-C")
@@ -92,3 +118,21 @@ func (w *statusWriter) Flush() {
 }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// writeCA saves the replay's serving certificate where a client can trust it:
+// the --ca-out file, or a new file in the temporary folder.
+func writeCA(path string, pemData []byte, log *logger) error {
+	if path == "" {
+		f, err := os.CreateTemp("", "podwatch-replay-ca-*.pem")
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		path = f.Name()
+		f.Close()
+	}
+	if err := os.WriteFile(path, pemData, 0o644); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	log.printf("podwatch: serving HTTP/2 over TLS; trust it with --certificate-authority %s", path)
+	return nil
+}
