@@ -40,7 +40,6 @@ func TestReplayWithFaultsEndsInTheSameState(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, faults := range [][]string{
-		{"--fault", "cut:events=1"},
 		{"--fault", "half-event:events=2", "--fault", "gone:on=watch,nth=3"},
 		{"--faults", scenario},
 	} {
