@@ -273,7 +273,10 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv, match string) ([]T, st
 // says a list should be tried at once instead: the server refused the request as
 // one it does not serve (then never again: noStream), or the stream did not look
 // like a watch list this time (a server ignoring sendInitialEvents, or one that
-// shut down mid-way: only this round).
+// shut down mid-way: only this round). A 410 is one of the latter: a server
+// honouring NotOlderThan never sends it, while one ignoring sendInitialEvents
+// watches from the version and sends it once that is compacted; retried as a
+// watch list, it would come back forever, while a list copes with it.
 func (r *Reflector[T]) watchList(ctx context.Context) (w watch.Interface[T], fallback bool, err error) {
 	rv, _ := r.listRV()
 	r.observe(Step{Kind: StepWatchList, ResourceVersion: rv})
@@ -283,7 +286,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (w watch.Interface[T], fal
 	})
 	if err != nil {
 		r.noStream = unsupported(err)
-		return nil, r.noStream, &PhaseError{Phase: "watch-list", Err: err}
+		return nil, r.noStream || rest.IsGone(err), &PhaseError{Phase: "watch-list", Err: err}
 	}
 	var items []T
 	for {
@@ -312,7 +315,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (w watch.Interface[T], fal
 			// Progress before the end of the initial events says nothing yet.
 		case ev.Type == watch.Error:
 			w.Stop()
-			return nil, false, &PhaseError{Phase: "watch-list", Err: ev.Err}
+			return nil, rest.IsGone(ev.Err), &PhaseError{Phase: "watch-list", Err: ev.Err}
 		default:
 			w.Stop()
 			return nil, true, &PhaseError{Phase: "watch-list", Err: fmt.Errorf("%s event before the initial state was complete", ev.Type)}

@@ -1,0 +1,259 @@
+package cache
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/internal/fault"
+	"github.com/podwatch/podwatch/internal/model"
+	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/watch"
+)
+
+// The CI run takes convergeSeeds seeds per kind from convergeFrom; make converge
+// asks for thousands.
+var (
+	convergeSeeds = flag.Int("converge.seeds", 100, "TestConverge: seeds per fault kind")
+	convergeFrom  = flag.Int("converge.from", 1, "TestConverge: first seed")
+	convergeKinds = flag.String("converge.kinds", "", "TestConverge: comma-separated kinds to run (default: all)")
+	convergeTrace = flag.Bool("converge.trace", false, "TestConverge: log every seed's requests and steps")
+)
+
+// convergeKinds are the dimensions of TestConverge: no fault, each of package
+// fault's, the model's dead and silent connections, and server restarts.
+func convergeKindList() []string {
+	kinds := []string{"none"}
+	for _, k := range fault.Kinds {
+		kinds = append(kinds, string(k))
+	}
+	kinds = append(kinds, string(model.Dead), string(model.Silent), "restart")
+	if *convergeKinds == "" {
+		return kinds
+	}
+	return strings.Split(*convergeKinds, ",")
+}
+
+// Limits of the watcher under test, small so that an oversized fault costs
+// little; the model's pods are far below them.
+const (
+	convergeFrameLimit = 64 << 10
+	convergeNode       = "node-a"
+)
+
+// convergeBound is how long after the history ends and faults stop the watcher
+// may take to settle on the final state. A faulted request in flight lasts
+// until its end: a silent watch its timeout (at most twice MinWatchTimeout)
+// plus the stall grace, a dead request the 60s header timeout, a dripping list
+// the server's 60s request timeout. Against a server that ignores
+// sendInitialEvents, the watch list after it only falls back to a list when
+// its stream ends, one more watch timeout. Then a backoff of at most 30s, a
+// Retry-After of at most 10s, and a minute for the relist itself.
+func convergeBound(minWatch time.Duration) time.Duration {
+	return 4*minWatch + DefaultStallGrace + 2*time.Minute + 30*time.Second + 10*time.Second + time.Minute
+}
+
+// TestConverge runs a reflector into an undelta store against the model
+// apiserver over a seeded random history with faults of one kind, on fake
+// time, and proves every push a state the server had at that version, never
+// older than the push before, and the last one the final state, reached within
+// convergeBound after faults stop. synctest.Test fails if any goroutine is
+// left behind.
+func TestConverge(t *testing.T) {
+	for _, kind := range convergeKindList() {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			var sum convergeSum
+			for seed := *convergeFrom; seed < *convergeFrom+*convergeSeeds; seed++ {
+				t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) { sum.add(runConverge(t, kind, uint64(seed))) })
+				})
+			}
+			t.Logf("converge: kind=%s seeds=%d pushes=%d changes=%d requests=%d faults-struck=%d max-settle=%v",
+				kind, sum.seeds, sum.pushes, sum.changes, sum.requests, sum.struck, sum.maxSettle)
+		})
+	}
+}
+
+// convergeSum adds up one kind's seeds for the log.
+type convergeSum struct {
+	mu                                       sync.Mutex
+	seeds, pushes, changes, requests, struck int
+	maxSettle                                time.Duration
+}
+
+type convergeResult struct {
+	pushes, changes, requests, struck int
+	settle                            time.Duration
+}
+
+func (s *convergeSum) add(r convergeResult) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seeds++
+	s.pushes += r.pushes
+	s.changes += r.changes
+	s.requests += r.requests
+	s.struck += r.struck
+	s.maxSettle = max(s.maxSettle, r.settle)
+}
+
+// convergeLog keeps a seed's story (requests, faults, reflector steps) for
+// its failure message.
+type convergeLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *convergeLog) printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, time.Now().UTC().Format("15:04:05.000")+" "+fmt.Sprintf(format, args...))
+}
+
+func (l *convergeLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lines := l.lines
+	if len(lines) > 400 {
+		lines = append([]string{fmt.Sprintf("... %d lines before", len(lines)-400)}, lines[len(lines)-400:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// seedRand is the seed's generator; the kind is mixed in so that kinds do not
+// share histories.
+func seedRand(kind string, seed uint64) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(kind))
+	return rand.New(rand.NewPCG(seed, h.Sum64()))
+}
+
+// planFor draws one to four faults of kind for the requests of a run.
+func planFor(kind fault.Kind, r *rand.Rand) []fault.Fault {
+	var out []fault.Fault
+	for range 1 + r.IntN(4) {
+		f := fault.Fault{Kind: kind, Nth: 1 + r.IntN(8), Events: r.IntN(6)}
+		switch r.IntN(3) {
+		case 0:
+			f.On = "list"
+		case 1:
+			f.On = "watch"
+		}
+		switch kind {
+		case fault.Cut:
+			if r.IntN(3) == 0 {
+				f.Events, f.Bytes = 0, 1+r.Int64N(3000)
+			}
+		case fault.GoneEvent, model.Silent:
+			f.On = "watch"
+		case fault.TooMany:
+			f.Wait = time.Duration(1+r.IntN(10)) * time.Second
+		case fault.Stall:
+			f.Wait = time.Duration(1+r.IntN(180)) * time.Second
+		case fault.Drip:
+			f.Wait = time.Duration(100+r.IntN(900)) * time.Millisecond
+		case fault.Oversized:
+			f.Size = convergeFrameLimit + 1 + r.Int64N(4*convergeFrameLimit)
+		case fault.HTML:
+			f.Status = []int{502, 503, 504}[r.IntN(3)]
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// runConverge runs one seed inside the caller's synctest bubble.
+func runConverge(t *testing.T, kind string, seed uint64) convergeResult {
+	r := seedRand(kind, seed)
+	var log convergeLog
+	var faults []fault.Fault
+	restarts := 0
+	switch kind {
+	case "none":
+	case "restart":
+		restarts = 1 + r.IntN(3)
+	default:
+		faults = planFor(fault.Kind(kind), r)
+	}
+	hist := model.NewHistory(0)
+	srv := model.NewServer(hist, model.Options{
+		Faults: faults, GoneAsEvent: r.IntN(2) == 0, Seed: seed, Logf: log.printf,
+		WatchList: []string{"", "", "refuse", "ignore"}[r.IntN(4)],
+		WarmUp:    time.Duration(r.IntN(3)) * time.Duration(r.Int64N(int64(5*time.Second))),
+	})
+	churn := model.NewChurner(srv, r, model.ChurnOptions{Node: convergeNode, Changes: 20 + r.IntN(40), Restarts: restarts})
+	if err := churn.Populate(); err != nil {
+		t.Fatalf("populate: %v", err)
+	}
+	tr := srv.Transport()
+	client, err := rest.NewClient(rest.Config{Host: model.URL, Transport: tr})
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	lw := NewListWatchFromClient(client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", convergeNode), api.DecodePod)
+	lw.Limits = rest.ListLimits{MaxItemBytes: convergeFrameLimit}
+	lw.Decoder = watch.DecoderOptions{MaxFrameSize: convergeFrameLimit}
+	checker := model.NewChecker(hist, convergeNode)
+	store := NewUndeltaStore(checker.Push, MetaNamespaceKey[*api.Pod])
+	minWatch := []time.Duration{30 * time.Second, time.Minute, 5 * time.Minute}[r.IntN(3)]
+	opts := ReflectorOptions{
+		Name: "pods", WatchList: r.IntN(2) == 0, PageSize: []int64{0, 0, 2, 3}[r.IntN(4)],
+		MinWatchTimeout: minWatch, Rand: rand.New(rand.NewPCG(seed, 1)).Float64,
+		Observe: func(s Step) {
+			if s.Kind != StepResourceVsn {
+				log.printf("reflector: %s rv=%s %s %s", s.Kind, s.ResourceVersion, s.Event, s.Reason)
+			}
+		},
+	}
+	log.printf("seed %d kind %s: faults %v, watch list %t, page %d, min watch %v, %d pods at %d", seed, kind, faults, opts.WatchList, opts.PageSize, minWatch, hist.Changes(), srv.RV())
+	refl := NewReflector[*api.Pod](lw, store, opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		refl.Run(ctx)
+	}()
+	if err := churn.Run(); err != nil {
+		t.Fatalf("churn: %v", err)
+	}
+	srv.StopFaults()
+	ended := time.Now()
+	log.printf("history ended at %d; faults stopped", hist.Last())
+	time.Sleep(convergeBound(minWatch))
+	synctest.Wait()
+	cancel()
+	<-done
+	srv.Close()
+	tr.CloseIdleConnections()
+
+	fail := func(err error) {
+		t.Helper()
+		t.Fatalf("seed %d kind %s: %v\nfaults struck: %q\nstory:\n%s", seed, kind, err, srv.Struck(), log.String())
+	}
+	if err := checker.Check(); err != nil {
+		fail(err)
+	}
+	if err := checker.CheckFinal(); err != nil {
+		fail(err)
+	}
+	settled, ok := checker.SettledAt()
+	if !ok {
+		fail(fmt.Errorf("never settled"))
+	}
+	if *convergeTrace {
+		t.Logf("story:\n%s", log.String())
+	}
+	return convergeResult{
+		pushes: len(checker.Pushes()), changes: hist.Changes(), requests: srv.Requests(),
+		struck: len(srv.Struck()), settle: max(0, settled.Sub(ended)),
+	}
+}

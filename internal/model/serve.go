@@ -1,0 +1,336 @@
+package model
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/podwatch/podwatch/internal/fault"
+)
+
+// defaultWatchTimeout is how long a watch without timeoutSeconds lasts.
+const defaultWatchTimeout = 30 * time.Minute
+
+// request is one list or watch being served. out is the body, through the
+// request's fault if it has one.
+type request struct {
+	ctx  context.Context // the request's, ended at a watch's timeout
+	s    *Server
+	w    http.ResponseWriter
+	r    *http.Request
+	q    url.Values
+	ns   string
+	node string
+	out  io.Writer
+}
+
+func (q *request) fail(code int, reason, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	q.s.logf("%s: %d %s: %s", q.r.URL.RequestURI(), code, reason, msg)
+	writeStatus(q.w, code, reason, msg)
+}
+
+// send writes b to the body and flushes. A fault that cut the body aborts the
+// handler, so the client sees the connection end mid-body; false means stop.
+func (q *request) send(b []byte) bool {
+	_, err := q.out.Write(b)
+	if errors.Is(err, fault.ErrCut) {
+		q.s.logf("%s: cut", q.r.URL.RequestURI())
+		fault.Abort()
+	}
+	if err != nil {
+		return false
+	}
+	q.w.(http.Flusher).Flush()
+	return true
+}
+
+// keep says whether p belongs to the request's namespace and node.
+func (q *request) keep(p Pod) bool {
+	return (q.ns == "" || p.Namespace == q.ns) && (q.node == "" || p.Node == q.node)
+}
+
+func (q *request) state(rv int64) []Pod {
+	pods, _ := q.s.hist.StateAt(rv, q.node)
+	out := pods[:0]
+	for _, p := range pods {
+		if q.keep(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// continueToken is what a continue parameter carries: the snapshot's version
+// and the last key sent.
+type continueToken struct {
+	RV    int64  `json:"rv"`
+	Start string `json:"start"`
+}
+
+func (t continueToken) encode() string {
+	b, _ := json.Marshal(t)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeContinue(s string) (continueToken, error) {
+	var t continueToken
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		err = json.Unmarshal(b, &t)
+	}
+	if err != nil || t.RV <= 0 {
+		return continueToken{}, fmt.Errorf("continue key is not valid")
+	}
+	return t, nil
+}
+
+// list serves a list with the apiserver's resourceVersion semantics: unset is
+// the newest state; "0" any state (maybe stale, limit ignored); N with
+// NotOlderThan (or without limit) the newest state if not older than N; N with
+// Exact (or legacy: with limit) the state at N, 410 if compacted.
+func (q *request) list() {
+	rvParam, match, cont := q.q.Get("resourceVersion"), q.q.Get("resourceVersionMatch"), q.q.Get("continue")
+	limit := int64(0)
+	if v := q.q.Get("limit"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			q.fail(http.StatusBadRequest, "BadRequest", "limit: Invalid value: %q", v)
+			return
+		}
+		limit = n
+	}
+	switch {
+	case cont != "" && (rvParam != "" || match != ""):
+		q.fail(http.StatusBadRequest, "BadRequest", "specifying resource version is not allowed when using continue")
+		return
+	case match != "" && rvParam == "":
+		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided")
+		return
+	case match != "" && match != "NotOlderThan" && match != "Exact":
+		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Unsupported value: %q", match)
+		return
+	case match == "Exact" && rvParam == "0":
+		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")
+		return
+	}
+	last, compacted := q.s.RV(), q.s.Compacted()
+	var at int64
+	start := ""
+	switch {
+	case cont != "":
+		t, err := decodeContinue(cont)
+		if err != nil {
+			q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
+			return
+		}
+		if t.RV < compacted {
+			q.fail(http.StatusGone, "Expired", "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
+			return
+		}
+		at, start = t.RV, t.Start
+	case rvParam == "":
+		at = last
+	case rvParam == "0":
+		at, limit = max(compacted, last-q.s.opts.StaleZero), 0
+	default:
+		n, err := parseRV(rvParam)
+		if err != nil {
+			q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
+			return
+		}
+		if n > last {
+			q.fail(http.StatusGatewayTimeout, "Timeout", "Too large resource version: %d, current: %d", n, last)
+			return
+		}
+		exact := match == "Exact" || (match == "" && limit > 0)
+		if exact && n < compacted {
+			q.fail(http.StatusGone, "Expired", "%s", goneMessage(n, compacted))
+			return
+		}
+		at = last
+		if exact {
+			at = n
+		}
+	}
+	q.writeList(at, start, limit)
+}
+
+// writeList writes the page of the state at rv after key start, one item a
+// line (so that a fault counts items as it counts events).
+func (q *request) writeList(rv int64, start string, limit int64) {
+	pods := q.state(rv)
+	i := 0
+	for i < len(pods) && start != "" && pods[i].Key() <= start {
+		i++
+	}
+	page := pods[i:]
+	more := ""
+	if limit > 0 && int64(len(page)) > limit {
+		page = page[:limit]
+		more = continueToken{RV: rv, Start: page[len(page)-1].Key()}.encode()
+	}
+	md := map[string]any{"resourceVersion": strconv.FormatInt(rv, 10)}
+	if more != "" {
+		md["continue"] = more
+		md["remainingItemCount"] = len(pods) - i - len(page)
+	}
+	mdJSON, _ := json.Marshal(md)
+	q.w.Header().Set("Content-Type", "application/json")
+	q.w.WriteHeader(http.StatusOK)
+	if !q.send([]byte(`{"kind":"PodList","apiVersion":"v1","metadata":` + string(mdJSON) + `,"items":[` + "\n")) {
+		return
+	}
+	for j, p := range page {
+		line := p.JSON()
+		if j < len(page)-1 {
+			line = append(line, ',')
+		}
+		if !q.send(append(line, '\n')) {
+			return
+		}
+	}
+	q.send([]byte("]}\n"))
+}
+
+// watch serves a watch: from a version (410 if compacted, as an answer or an
+// ERROR event), or from "0"/unset with the current state as ADDED events first,
+// or as a watch list (sendInitialEvents) closed by the initial-events-end
+// bookmark; then every change after, bookmarks when idle, until timeoutSeconds.
+func (q *request) watch() {
+	rvParam, match := q.q.Get("resourceVersion"), q.q.Get("resourceVersionMatch")
+	sendInitial := q.q.Get("sendInitialEvents") == "true"
+	if sendInitial && q.s.opts.WatchList == "refuse" {
+		q.fail(http.StatusUnprocessableEntity, "Invalid", "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled")
+		return
+	}
+	if sendInitial && q.s.opts.WatchList == "ignore" {
+		sendInitial, match = false, ""
+	}
+	bookmarks := q.q.Get("allowWatchBookmarks") == "true"
+	if _, err := watchTimeout(q.q); err != nil {
+		q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
+		return
+	}
+	switch {
+	case sendInitial && (match != "NotOlderThan" || !bookmarks):
+		q.fail(http.StatusUnprocessableEntity, "Invalid", "sendInitialEvents: Forbidden: sendInitialEvents requires resourceVersionMatch=NotOlderThan and allowWatchBookmarks=true")
+		return
+	case !sendInitial && match != "":
+		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
+		return
+	}
+	last, compacted := q.s.RV(), q.s.Compacted()
+	cursor, initial, gone := last, true, false
+	if rvParam != "" && rvParam != "0" {
+		n, err := parseRV(rvParam)
+		if err != nil {
+			q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
+			return
+		}
+		if !sendInitial {
+			cursor, initial, gone = n, false, n < compacted
+		}
+	}
+	if gone && !q.s.opts.GoneAsEvent {
+		q.fail(http.StatusGone, "Expired", "%s", goneMessage(cursor, compacted))
+		return
+	}
+	q.w.Header().Set("Content-Type", "application/json")
+	q.w.WriteHeader(http.StatusOK)
+	q.w.(http.Flusher).Flush()
+	if gone {
+		q.s.logf("%s: ERROR 410", q.r.URL.RequestURI())
+		q.send(event("ERROR", statusJSON(http.StatusGone, "Expired", goneMessage(cursor, compacted))))
+		return
+	}
+	if initial {
+		for _, p := range q.state(cursor) {
+			if !q.send(event("ADDED", p.JSON())) {
+				return
+			}
+		}
+		if sendInitial && !q.send(event("BOOKMARK", bookmarkJSON(cursor, true))) {
+			return
+		}
+	}
+	q.follow(q.ctx, cursor, bookmarks)
+}
+
+// watchTimeout is how long a watch asked to last.
+func watchTimeout(q url.Values) (time.Duration, error) {
+	v := q.Get("timeoutSeconds")
+	if v == "" {
+		return defaultWatchTimeout, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("timeoutSeconds: Invalid value: %q", v)
+	}
+	if n == 0 {
+		return defaultWatchTimeout, nil
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+// follow sends every change after cursor until ctx ends, and a bookmark at
+// the last version sent whenever BookmarkEvery passes.
+func (q *request) follow(ctx context.Context, cursor int64, bookmarks bool) {
+	tick := time.NewTicker(q.s.opts.BookmarkEvery)
+	defer tick.Stop()
+	for {
+		changes, now, changed := q.s.since(cursor)
+		for _, c := range changes {
+			if typ := q.eventType(c); typ != "" && !q.send(event(typ, c.Pod.JSON())) {
+				return
+			}
+		}
+		cursor = now
+		select {
+		case <-changed:
+		case <-tick.C:
+			if bookmarks && !q.send(event("BOOKMARK", bookmarkJSON(cursor, false))) {
+				return
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// eventType is what a watcher of this request's pods sees of c: a pod that
+// comes into view is ADDED, one that leaves it (or is deleted) DELETED;
+// "" for a change out of view.
+func (q *request) eventType(c Change) string {
+	prev, had := c.Prev()
+	was := had && q.keep(prev)
+	is := c.Op != Delete && q.keep(c.Pod)
+	switch {
+	case was && is:
+		return "MODIFIED"
+	case is:
+		return "ADDED"
+	case was:
+		return "DELETED"
+	}
+	return ""
+}
+
+func event(typ string, obj []byte) []byte {
+	var b strings.Builder
+	b.Grow(len(obj) + 32)
+	b.WriteString(`{"type":"`)
+	b.WriteString(typ)
+	b.WriteString(`","object":`)
+	b.Write(obj)
+	b.WriteString("}\n")
+	return []byte(b.String())
+}

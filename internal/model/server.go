@@ -1,0 +1,413 @@
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/podwatch/podwatch/internal/fault"
+)
+
+// Fault kinds of the model's own, beside package fault's.
+const (
+	// Dead accepts the request and never answers, as a server whose process
+	// hangs or a peer gone without a reset: only the client's wait for
+	// response headers ends it.
+	Dead fault.Kind = "dead"
+	// Silent sends a watch's headers, then nothing, ever: only a watchdog on
+	// the client's side ends it.
+	Silent fault.Kind = "silent"
+)
+
+// Options tune a Server; the zero value works.
+type Options struct {
+	// Faults strike the requests their plan names while faults are on (from
+	// NewServer until StopFaults).
+	Faults []fault.Fault
+	// GoneAsEvent answers a watch from a compacted resourceVersion as the
+	// watch cache does, 200 and then an ERROR event with a 410 Status, instead
+	// of a 410 answer.
+	GoneAsEvent bool
+	// BookmarkEvery is how often an idle watch with allowWatchBookmarks gets a
+	// BOOKMARK; default 1m, as the apiserver.
+	BookmarkEvery time.Duration
+	// StaleZero is how many versions behind the newest a list at
+	// resourceVersion "0" (any version, from a cache) may be served.
+	StaleZero int64
+	// WatchList says how the server treats a streaming watch list
+	// (sendInitialEvents): "" serves it; "refuse" answers 422 as a server
+	// from before watch lists does; "ignore" serves a plain watch, as one
+	// that does not know the parameter.
+	WatchList string
+	// WarmUp is how long after a restart the server answers every request
+	// with 403, 429 or 503, as an apiserver does while its authorizer and
+	// caches warm up.
+	WarmUp time.Duration
+	// Seed drives the server's own choices (which warm-up answer).
+	Seed uint64
+	// Logf, when set, is told of every request and what the model did with it.
+	Logf func(format string, args ...any)
+}
+
+// Server is a model apiserver for one History of pods. It serves /api/v1/pods
+// (all namespaces or one, ?watch=true or the legacy /api/v1/watch/ prefix) on an
+// in-memory network, which only its Transport reaches.
+type Server struct {
+	opts   Options
+	hist   *History
+	net    *network
+	srv    *http.Server
+	served chan struct{}
+
+	mu        sync.Mutex
+	rv        int64     // the newest version, of any resource (a pod change or not)
+	compacted int64     // versions older than this are gone (410)
+	warmUntil time.Time // answer with warm-up errors until then
+	rand      *rand.Rand
+	notify    chan struct{} // closed and replaced at every change
+	plan      *fault.Plan
+	faultsOn  bool
+	struck    []string
+	requests  int
+}
+
+// NewServer starts serving h. Close stops it and waits for it.
+func NewServer(h *History, opts Options) *Server {
+	if opts.BookmarkEvery <= 0 {
+		opts.BookmarkEvery = time.Minute
+	}
+	s := &Server{
+		opts: opts, hist: h, net: newNetwork(), served: make(chan struct{}),
+		notify: make(chan struct{}), plan: fault.NewPlan(opts.Faults...), faultsOn: len(opts.Faults) > 0,
+		compacted: h.Start(), rv: h.Last(), rand: rand.New(rand.NewPCG(opts.Seed, 0x6d6f64656c)),
+	}
+	s.srv = &http.Server{Handler: s, ErrorLog: log.New(io.Discard, "", 0)}
+	go func() {
+		defer close(s.served)
+		s.srv.Serve(s.net)
+	}()
+	return s
+}
+
+// requestTimeout is how long the apiserver lets a request other than a watch
+// run (its --request-timeout default).
+const requestTimeout = time.Minute
+
+// URL is the server's address for rest.Config.Host.
+const URL = "http://model.invalid"
+
+// Transport returns a new transport to the server, with the header timeout a
+// rest.Client's own would have. The caller closes its idle connections when
+// done.
+func (s *Server) Transport() *http.Transport {
+	return &http.Transport{
+		DialContext:           s.net.DialContext,
+		ResponseHeaderTimeout: 60 * time.Second,
+		MaxIdleConnsPerHost:   4,
+	}
+}
+
+// Close stops the server: every connection is closed, and Close returns once
+// the accept loop has.
+func (s *Server) Close() {
+	s.srv.Close()
+	s.net.Close()
+	<-s.served
+}
+
+// History is the truth the server serves.
+func (s *Server) History() *History { return s.hist }
+
+// Apply appends c to the history and wakes every watch. c.Pod.RV must be
+// newer than RV().
+func (s *Server) Apply(c Change) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.Pod.RV <= s.rv {
+		return fmt.Errorf("model: %s of %s at %d is not after %d", c.Op, c.Pod.Key(), c.Pod.RV, s.rv)
+	}
+	if err := s.hist.Add(c); err != nil {
+		return err
+	}
+	s.rv = c.Pod.RV
+	s.wakeLocked()
+	return nil
+}
+
+// Tick moves the newest version on by n without a pod change, as writes to
+// other resources do: resourceVersions are etcd's, shared by all.
+func (s *Server) Tick(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rv += n
+	s.wakeLocked()
+}
+
+// RV is the newest version.
+func (s *Server) RV() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rv
+}
+
+func (s *Server) wakeLocked() {
+	close(s.notify)
+	s.notify = make(chan struct{})
+}
+
+// since returns the changes after cursor, the newest version they bring the
+// watcher to, and a channel closed at the next change.
+func (s *Server) since(cursor int64) ([]Change, int64, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hist.After(cursor), max(cursor, s.rv), s.notify
+}
+
+// Compact makes every version older than rv too old to watch from or to list
+// exactly (410); it never moves back.
+func (s *Server) Compact(rv int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.compacted = max(s.compacted, min(rv, s.rv))
+	s.logf("compacted to %d", s.compacted)
+}
+
+// Compacted is the oldest version still served.
+func (s *Server) Compacted() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.compacted
+}
+
+// Restart drops every connection and refuses new ones for down, then serves
+// again (after Options.WarmUp of refusals); versions carry on. With
+// freshCache the restarted server keeps no history (a new watch cache,
+// started after a compaction): every older version is gone. It blocks for
+// down.
+func (s *Server) Restart(down time.Duration, freshCache bool) {
+	s.logf("restart: down %v, fresh cache %t", down, freshCache)
+	s.net.setDown(true)
+	if freshCache {
+		s.Compact(s.RV())
+	}
+	time.Sleep(down)
+	s.mu.Lock()
+	s.warmUntil = time.Now().Add(s.opts.WarmUp)
+	s.mu.Unlock()
+	s.net.setDown(false)
+}
+
+// warmingUp returns the answer of a server still warming up, if it is.
+func (s *Server) warmingUp() (code int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !time.Now().Before(s.warmUntil) {
+		return 0, false
+	}
+	return []int{http.StatusForbidden, http.StatusTooManyRequests, http.StatusServiceUnavailable}[s.rand.IntN(3)], true
+}
+
+// StopFaults ends fault injection: later requests are served as asked.
+// Requests already struck carry on as their fault says.
+func (s *Server) StopFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faultsOn = false
+}
+
+// Struck lists the faults that struck, each with the request it struck.
+func (s *Server) Struck() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.struck...)
+}
+
+// Requests is how many requests the server has seen.
+func (s *Server) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.opts.Logf != nil {
+		s.opts.Logf(format, args...)
+	}
+}
+
+// pick returns the fault for this request of kind ("list" or "watch"), if any.
+func (s *Server) pick(kind, uri string) (fault.Fault, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests++
+	if !s.faultsOn {
+		return fault.Fault{}, false
+	}
+	f, ok := s.plan.Pick(kind)
+	if ok {
+		s.struck = append(s.struck, f.String()+" @ "+uri)
+	}
+	return f, ok
+}
+
+// ServeHTTP routes a request to list or watch, striking it with its fault.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ns, legacyWatch, ok := route(r.URL.Path)
+	if !ok {
+		writeStatus(w, http.StatusNotFound, "NotFound", "the server could not find the requested resource")
+		return
+	}
+	if r.Method != http.MethodGet {
+		writeStatus(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "the model only lists and watches")
+		return
+	}
+	q := r.URL.Query()
+	isWatch := legacyWatch || q.Get("watch") == "true" || q.Get("watch") == "1"
+	kind := "list"
+	if isWatch {
+		kind = "watch"
+	}
+	uri := r.URL.RequestURI()
+	if code, ok := s.warmingUp(); ok {
+		s.logf("%s: warming up: %d", uri, code)
+		switch code {
+		case http.StatusForbidden:
+			writeStatus(w, code, "Forbidden", `pods is forbidden: User "system:node:node-a" cannot list resource "pods" in API group "" at the cluster scope`)
+		case http.StatusTooManyRequests:
+			w.Header().Set("Retry-After", "1")
+			writeStatus(w, code, "TooManyRequests", "the apiserver is shutting down or starting up, please try again")
+		default:
+			writeStatus(w, code, "ServiceUnavailable", "the server is currently unable to handle the request")
+		}
+		return
+	}
+	f, faulty := s.pick(kind, uri)
+	if faulty {
+		s.logf("%s: fault %s", uri, f)
+	} else {
+		s.logf("%s", uri)
+	}
+	if faulty {
+		switch f.Kind {
+		case Dead:
+			<-r.Context().Done()
+			return
+		case Silent:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		if fault.Answer(w, f) {
+			return
+		}
+	}
+	sel, err := parseSelector(q.Get("fieldSelector"))
+	if err != nil {
+		writeStatus(w, http.StatusBadRequest, "BadRequest", err.Error())
+		return
+	}
+	// The server ends a watch at its timeout and any other request after
+	// the apiserver's default --request-timeout, faults in progress included.
+	timeout := requestTimeout
+	if isWatch {
+		timeout, _ = watchTimeout(q)
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	req := request{ctx: ctx, s: s, w: w, r: r, q: q, ns: ns, node: sel}
+	req.out = w
+	if faulty {
+		req.out = fault.NewWriter(ctx, w, f)
+	}
+	if isWatch {
+		req.watch()
+	} else {
+		req.list()
+	}
+}
+
+// route parses /api/v1/pods, /api/v1/namespaces/NS/pods and their
+// /api/v1/watch/ forms.
+func route(path string) (ns string, legacyWatch, ok bool) {
+	rest, found := strings.CutPrefix(path, "/api/v1/")
+	if !found {
+		return "", false, false
+	}
+	if r, w := strings.CutPrefix(rest, "watch/"); w {
+		rest, legacyWatch = r, true
+	}
+	if rest == "pods" {
+		return "", legacyWatch, true
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) == 3 && parts[0] == "namespaces" && parts[1] != "" && parts[2] == "pods" {
+		return parts[1], legacyWatch, true
+	}
+	return "", false, false
+}
+
+// parseSelector accepts no selector, or one on spec.nodeName (= or ==), which
+// is all a kubelet sends.
+func parseSelector(s string) (node string, err error) {
+	if s == "" {
+		return "", nil
+	}
+	v, ok := strings.CutPrefix(s, "spec.nodeName==")
+	if !ok {
+		v, ok = strings.CutPrefix(s, "spec.nodeName=")
+	}
+	if !ok || v == "" || strings.ContainsAny(v, ",=!") {
+		return "", fmt.Errorf("unable to parse requirement: field selector %q: the model serves spec.nodeName=NODE only", s)
+	}
+	return v, nil
+}
+
+// status is the body of a failure.
+type status struct {
+	Kind       string         `json:"kind"`
+	APIVersion string         `json:"apiVersion"`
+	Metadata   struct{}       `json:"metadata"`
+	Status     string         `json:"status"`
+	Message    string         `json:"message"`
+	Reason     string         `json:"reason"`
+	Details    map[string]any `json:"details,omitempty"`
+	Code       int            `json:"code"`
+}
+
+func statusJSON(code int, reason, message string) []byte {
+	st := status{Kind: "Status", APIVersion: "v1", Status: "Failure", Message: message, Reason: reason, Code: code}
+	if code == http.StatusGatewayTimeout {
+		st.Details = map[string]any{"retryAfterSeconds": 1}
+	}
+	b, _ := json.Marshal(st)
+	return b
+}
+
+func writeStatus(w http.ResponseWriter, code int, reason, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	w.Write(append(statusJSON(code, reason, message), '\n'))
+}
+
+func goneMessage(rv, compacted int64) string {
+	return fmt.Sprintf("too old resource version: %d (%d)", rv, compacted)
+}
+
+// parseRV reads a resourceVersion parameter: a number, "0" included.
+func parseRV(v string) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("resourceVersion: Invalid value: %q: must be a non-negative integer", v)
+	}
+	return n, nil
+}
