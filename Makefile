@@ -12,8 +12,9 @@ all: lint test
 build:
 	$(GO) build -o bin/podwatch ./cmd/podwatch
 
-# Every test, the real-apiserver ones included, with the race detector.
-test: lint cluster-bins
+# Every test, the real-apiserver ones included, with the race detector, after
+# a short run of every fuzz target.
+test: lint cluster-bins fuzz-ci
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 # The quick loop: no race detector, cached results allowed.
@@ -24,14 +25,30 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-# A short run of every fuzz target (FUZZTIME each).
+# A short run of every fuzz target (FUZZTIME each). A crasher is saved under
+# the package's testdata/fuzz, where it stays as a regression case.
 FUZZTIME ?= 10s
+FUZZMINTIME ?= 2s
 fuzz:
 	@for pkg in $$($(GO) list $(PKGS)); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s $$pkg || exit 1; \
+	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+# CI's bounded fuzzing: every target for about 3s.
+.PHONY: fuzz-ci converge
+fuzz-ci:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s FUZZMINTIME=1s
+
+# The convergence run at scale: SEEDS seeds per fault kind from SEED_FROM
+# (CI's go test runs 100 from 1), one summary line per kind.
+SEEDS ?= 2000
+SEED_FROM ?= 1000
+converge:
+	@out=$$(mktemp); $(GO) test -count=1 -timeout 120m -run '^TestConverge$$' -v ./cache \
+	  -converge.seeds=$(SEEDS) -converge.from=$(SEED_FROM) >$$out 2>&1; rc=$$?; \
+	  grep -vE '^ *(=== (RUN|PAUSE|CONT|NAME)|--- PASS)' $$out; rm -f $$out; exit $$rc
 
 # The demo: the bundled fixture recorded from a real apiserver, replayed through
 # podwatch with its requests and reflector steps on stderr and the pod updates on

@@ -1,0 +1,73 @@
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// FuzzReaderValue reads arbitrary input as one generic value through the
+// Reader's typed calls (Object, Array, String, Bool, Null, numbers by Raw) and
+// checks it against encoding/json: the same verdict on valid UTF-8, and the
+// same value, strings unescaped alike (surrogates included).
+func FuzzReaderValue(f *testing.F) {
+	if pod, err := os.ReadFile("../../testdata/pod.json"); err == nil {
+		f.Add(pod)
+	}
+	for _, s := range []string{
+		`{"a":[1,-2.5e+3,{"b":null}],"c":"\u00e9\ud83d\ude00\n","d":true,"e":false}`,
+		`"\ud800"`, `"\ud800\u0041"`, `"\udc00\ud800"`, `{"a":1,"a":2}`, `[01]`, `1.`, `-`, `"\x"`, `{"a" 1}`, ` [ ] `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !utf8.Valid(data) {
+			return // encoding/json turns invalid UTF-8 into U+FFFD; jsonx keeps the bytes
+		}
+		r := NewReader(data)
+		got := readAny(r)
+		ok := r.Err() == nil && r.AtEnd()
+		d := json.NewDecoder(bytes.NewReader(data))
+		d.UseNumber()
+		var want any
+		wantOK := json.Valid(data) && d.Decode(&want) == nil
+		if ok != wantOK {
+			t.Fatalf("%q: jsonx ok=%t (%v), encoding/json ok=%t", data, ok, r.Err(), wantOK)
+		}
+		if ok {
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%q: value (-encoding/json +jsonx):\n%s", data, diff)
+			}
+		}
+	})
+}
+
+// readAny reads one value as encoding/json decodes into any with UseNumber.
+func readAny(r *Reader) any {
+	switch r.Kind() {
+	case '{':
+		m := map[string]any{}
+		r.Object(func(key []byte) {
+			k := string(key) // key is scratch space the value's own keys reuse
+			m[k] = readAny(r)
+		})
+		return m
+	case '[':
+		a := []any{}
+		r.Array(func() { a = append(a, readAny(r)) })
+		return a
+	case '"':
+		return r.String()
+	case 't', 'f':
+		return r.Bool()
+	case 'n':
+		r.Null()
+		return nil
+	default:
+		return json.Number(r.Raw())
+	}
+}
