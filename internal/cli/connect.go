@@ -2,8 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/podwatch/podwatch/internal/kubeconfig"
@@ -49,6 +52,7 @@ func (f *connFlags) restConfig(cmd string, e Env) (rest.Config, error) {
 	if err != nil {
 		return rest.Config{}, err
 	}
+	warnConnection(e.Stderr, cc, f.configuredUser)
 	cfg.DisableHTTP2 = f.disableHTTP2
 	cfg.HTTP2ReadIdleTimeout, cfg.HTTP2PingTimeout = f.http2ReadIdle, f.http2Ping
 	if cfg.UserAgent == "" {
@@ -73,6 +77,75 @@ func addLayers(cfg *rest.Config, inner ...layer) {
 		}
 		return rt
 	}
+}
+
+// warnConnection says on w, one line each, what the connection cc describes
+// gives away or leaves out: a server whose certificate is not checked, or
+// credentials configured for a plain-http server (kubeconfig then sends none,
+// as kubectl does: they would travel in clear). configured gives the
+// credentials as configured, flags applied; it is asked only for a
+// plain-http server. It names the kind of credential, never its value.
+func warnConnection(w io.Writer, cc *kubeconfig.ClientConfig, configured func(*kubeconfig.ClientConfig) kubeconfig.User) {
+	host := cc.Host
+	if !strings.Contains(host, "://") {
+		host = "https://" + host // as rest.NewClient reads it
+	}
+	u, err := url.Parse(host)
+	if err != nil {
+		return // rest.NewClient reports a bad host
+	}
+	server := u.Scheme + "://" + u.Host
+	if u.Scheme != "http" {
+		if cc.TLS.Insecure {
+			fmt.Fprintf(w, "podwatch: warning: TLS verification is off (insecure-skip-tls-verify): the certificate of %s is not checked, so anyone on the way can pose as it\n", server)
+		}
+		return
+	}
+	user := configured(cc)
+	var inClear []string
+	if user.Token != "" || user.TokenFile != "" {
+		inClear = append(inClear, "the bearer token")
+	}
+	if user.Username != "" || user.Password != "" {
+		inClear = append(inClear, "the basic-auth password")
+	}
+	if user.Exec != nil {
+		inClear = append(inClear, "the exec plugin's credential")
+	}
+	var says []string
+	if len(inClear) > 0 {
+		says = append(says, strings.Join(inClear, " and ")+plural(len(inClear), " is not sent, as it", " are not sent, as they")+" would travel in clear")
+	}
+	if user.ClientCertificate != "" || len(user.ClientCertificateData) > 0 {
+		says = append(says, "the client certificate cannot be used without TLS")
+	}
+	if len(says) > 0 {
+		fmt.Fprintf(w, "podwatch: warning: %s is plain http, not https: %s\n", server, strings.Join(says, "; "))
+	}
+}
+
+// configuredUser is the kubeconfig user cc was resolved with, with the
+// credential flags applied as kubeconfig applies them. A kubeconfig that
+// cannot be read again gives the flags alone.
+func (f *connFlags) configuredUser(cc *kubeconfig.ClientConfig) kubeconfig.User {
+	var u kubeconfig.User
+	if cfg, err := kubeconfig.Load(kubeconfig.DefaultRules(f.kubeconfig)); err == nil && cfg.Users[cc.User] != nil {
+		u = *cfg.Users[cc.User]
+	}
+	if f.token != "" {
+		u.Token, u.TokenFile, u.Exec = f.token, "", nil
+	}
+	if f.clientCertificate != "" {
+		u.ClientCertificate, u.ClientCertificateData = f.clientCertificate, nil
+	}
+	return u
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func userAgent() string {
