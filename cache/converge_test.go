@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -171,10 +172,26 @@ func planFor(kind fault.Kind, r *rand.Rand) []fault.Fault {
 	return out
 }
 
-// runConverge runs one seed inside the caller's synctest bubble.
-func runConverge(t *testing.T, kind string, seed uint64) convergeResult {
+// convergeRun is one seed's world: the model server and its history, the
+// churn to play, and the watcher under test feeding the checker.
+type convergeRun struct {
+	kind     string
+	seed     uint64
+	log      *convergeLog
+	hist     *model.History
+	srv      *model.Server
+	churn    *model.Churner
+	tr       *http.Transport
+	checker  *model.Checker
+	refl     *Reflector[*api.Pod]
+	minWatch time.Duration
+}
+
+// newConvergeRun draws the seed's server, faults, churn and reflector
+// settings; it starts nothing but the server.
+func newConvergeRun(t *testing.T, kind string, seed uint64) *convergeRun {
 	r := seedRand(kind, seed)
-	var log convergeLog
+	c := &convergeRun{kind: kind, seed: seed, log: &convergeLog{}, hist: model.NewHistory(0)}
 	var faults []fault.Fault
 	restarts := 0
 	switch kind {
@@ -184,76 +201,83 @@ func runConverge(t *testing.T, kind string, seed uint64) convergeResult {
 	default:
 		faults = planFor(fault.Kind(kind), r)
 	}
-	hist := model.NewHistory(0)
-	srv := model.NewServer(hist, model.Options{
-		Faults: faults, GoneAsEvent: r.IntN(2) == 0, Seed: seed, Logf: log.printf,
+	c.srv = model.NewServer(c.hist, model.Options{
+		Faults: faults, GoneAsEvent: r.IntN(2) == 0, Seed: seed, Logf: c.log.printf,
 		WatchList: []string{"", "", "refuse", "ignore"}[r.IntN(4)],
 		WarmUp:    time.Duration(r.IntN(3)) * time.Duration(r.Int64N(int64(5*time.Second))),
 	})
-	churn := model.NewChurner(srv, r, model.ChurnOptions{Node: convergeNode, Changes: 20 + r.IntN(40), Restarts: restarts})
-	if err := churn.Populate(); err != nil {
+	c.churn = model.NewChurner(c.srv, r, model.ChurnOptions{Node: convergeNode, Changes: 20 + r.IntN(40), Restarts: restarts})
+	if err := c.churn.Populate(); err != nil {
 		t.Fatalf("populate: %v", err)
 	}
-	tr := srv.Transport()
-	client, err := rest.NewClient(rest.Config{Host: model.URL, Transport: tr})
+	c.tr = c.srv.Transport()
+	client, err := rest.NewClient(rest.Config{Host: model.URL, Transport: c.tr})
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
 	lw := NewListWatchFromClient(client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", convergeNode), api.DecodePod)
 	lw.Limits = rest.ListLimits{MaxItemBytes: convergeFrameLimit}
 	lw.Decoder = watch.DecoderOptions{MaxFrameSize: convergeFrameLimit}
-	checker := model.NewChecker(hist, convergeNode)
-	store := NewUndeltaStore(checker.Push, MetaNamespaceKey[*api.Pod])
-	minWatch := []time.Duration{30 * time.Second, time.Minute, 5 * time.Minute}[r.IntN(3)]
+	c.checker = model.NewChecker(c.hist, convergeNode)
+	c.minWatch = []time.Duration{30 * time.Second, time.Minute, 5 * time.Minute}[r.IntN(3)]
 	opts := ReflectorOptions{
 		Name: "pods", WatchList: r.IntN(2) == 0, PageSize: []int64{0, 0, 2, 3}[r.IntN(4)],
-		MinWatchTimeout: minWatch, Rand: rand.New(rand.NewPCG(seed, 1)).Float64,
+		MinWatchTimeout: c.minWatch, Rand: rand.New(rand.NewPCG(seed, 1)).Float64,
 		Observe: func(s Step) {
 			if s.Kind != StepResourceVsn {
-				log.printf("reflector: %s rv=%s %s %s", s.Kind, s.ResourceVersion, s.Event, s.Reason)
+				c.log.printf("reflector: %s rv=%s %s %s", s.Kind, s.ResourceVersion, s.Event, s.Reason)
 			}
 		},
 	}
-	log.printf("seed %d kind %s: faults %v, watch list %t, page %d, min watch %v, %d pods at %d", seed, kind, faults, opts.WatchList, opts.PageSize, minWatch, hist.Changes(), srv.RV())
-	refl := NewReflector[*api.Pod](lw, store, opts)
+	c.log.printf("seed %d kind %s: faults %v, watch list %t, page %d, min watch %v, %d pods at %d",
+		seed, kind, faults, opts.WatchList, opts.PageSize, c.minWatch, c.hist.Changes(), c.srv.RV())
+	c.refl = NewReflector[*api.Pod](lw, NewUndeltaStore(c.checker.Push, MetaNamespaceKey[*api.Pod]), opts)
+	return c
+}
+
+// runConverge runs one seed inside the caller's synctest bubble: the
+// reflector through the whole churn, then convergeBound without faults; then
+// it stops everything and checks every push.
+func runConverge(t *testing.T, kind string, seed uint64) convergeResult {
+	c := newConvergeRun(t, kind, seed)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		refl.Run(ctx)
+		c.refl.Run(ctx)
 	}()
-	if err := churn.Run(); err != nil {
+	if err := c.churn.Run(); err != nil {
 		t.Fatalf("churn: %v", err)
 	}
-	srv.StopFaults()
+	c.srv.StopFaults()
 	ended := time.Now()
-	log.printf("history ended at %d; faults stopped", hist.Last())
-	time.Sleep(convergeBound(minWatch))
+	c.log.printf("history ended at %d; faults stopped", c.hist.Last())
+	time.Sleep(convergeBound(c.minWatch))
 	synctest.Wait()
 	cancel()
 	<-done
-	srv.Close()
-	tr.CloseIdleConnections()
+	c.srv.Close()
+	c.tr.CloseIdleConnections()
 
 	fail := func(err error) {
 		t.Helper()
-		t.Fatalf("seed %d kind %s: %v\nfaults struck: %q\nstory:\n%s", seed, kind, err, srv.Struck(), log.String())
+		t.Fatalf("seed %d kind %s: %v\nfaults struck: %q\nstory:\n%s", seed, kind, err, c.srv.Struck(), c.log.String())
 	}
-	if err := checker.Check(); err != nil {
+	if err := c.checker.Check(); err != nil {
 		fail(err)
 	}
-	if err := checker.CheckFinal(); err != nil {
+	if err := c.checker.CheckFinal(); err != nil {
 		fail(err)
 	}
-	settled, ok := checker.SettledAt()
+	settled, ok := c.checker.SettledAt()
 	if !ok {
 		fail(fmt.Errorf("never settled"))
 	}
 	if *convergeTrace {
-		t.Logf("story:\n%s", log.String())
+		t.Logf("story:\n%s", c.log.String())
 	}
 	return convergeResult{
-		pushes: len(checker.Pushes()), changes: hist.Changes(), requests: srv.Requests(),
-		struck: len(srv.Struck()), settle: max(0, settled.Sub(ended)),
+		pushes: len(c.checker.Pushes()), changes: c.hist.Changes(), requests: c.srv.Requests(),
+		struck: len(c.srv.Struck()), settle: max(0, settled.Sub(ended)),
 	}
 }

@@ -2,7 +2,6 @@ package model
 
 import (
 	"context"
-	"errors"
 	"net"
 	"os"
 	"sync"
@@ -112,6 +111,3 @@ func (pipeAddr) Network() string { return "pipe" }
 func (pipeAddr) String() string  { return "model" }
 
 var _ net.Listener = (*network)(nil)
-
-// errDown is the model's own word for a request cut by a restart.
-var errDown = errors.New("model: server restarting")

@@ -98,7 +98,6 @@ func decodeContinue(s string) (continueToken, error) {
 // NotOlderThan (or without limit) the newest state if not older than N; N with
 // Exact (or legacy: with limit) the state at N, 410 if compacted.
 func (q *request) list() {
-	rvParam, match, cont := q.q.Get("resourceVersion"), q.q.Get("resourceVersionMatch"), q.q.Get("continue")
 	limit := int64(0)
 	if v := q.q.Get("limit"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -108,60 +107,72 @@ func (q *request) list() {
 		}
 		limit = n
 	}
-	switch {
-	case cont != "" && (rvParam != "" || match != ""):
-		q.fail(http.StatusBadRequest, "BadRequest", "specifying resource version is not allowed when using continue")
-		return
-	case match != "" && rvParam == "":
-		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided")
-		return
-	case match != "" && match != "NotOlderThan" && match != "Exact":
-		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Unsupported value: %q", match)
-		return
-	case match == "Exact" && rvParam == "0":
-		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")
+	if !q.validList() {
 		return
 	}
+	at, start, limit, ok := q.listSnapshot(limit)
+	if ok {
+		q.writeList(at, start, limit)
+	}
+}
+
+// validList refuses the parameter combinations the apiserver refuses.
+func (q *request) validList() bool {
+	rv, match, cont := q.q.Get("resourceVersion"), q.q.Get("resourceVersionMatch"), q.q.Get("continue")
+	switch {
+	case cont != "" && (rv != "" || match != ""):
+		q.fail(http.StatusBadRequest, "BadRequest", "specifying resource version is not allowed when using continue")
+	case match != "" && rv == "":
+		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided")
+	case match != "" && match != "NotOlderThan" && match != "Exact":
+		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Unsupported value: %q", match)
+	case match == "Exact" && rv == "0":
+		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")
+	default:
+		return true
+	}
+	return false
+}
+
+// listSnapshot picks the version to list at, the key to continue after and
+// the page size, or answers the failure and returns ok false.
+func (q *request) listSnapshot(limit int64) (at int64, start string, pageLimit int64, ok bool) {
+	rvParam, match, cont := q.q.Get("resourceVersion"), q.q.Get("resourceVersionMatch"), q.q.Get("continue")
 	last, compacted := q.s.RV(), q.s.Compacted()
-	var at int64
-	start := ""
 	switch {
 	case cont != "":
 		t, err := decodeContinue(cont)
 		if err != nil {
 			q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
-			return
+			return 0, "", 0, false
 		}
 		if t.RV < compacted {
 			q.fail(http.StatusGone, "Expired", "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
-			return
+			return 0, "", 0, false
 		}
-		at, start = t.RV, t.Start
+		return t.RV, t.Start, limit, true
 	case rvParam == "":
-		at = last
+		return last, "", limit, true
 	case rvParam == "0":
-		at, limit = max(compacted, last-q.s.opts.StaleZero), 0
-	default:
-		n, err := parseRV(rvParam)
-		if err != nil {
-			q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
-			return
-		}
-		if n > last {
-			q.fail(http.StatusGatewayTimeout, "Timeout", "Too large resource version: %d, current: %d", n, last)
-			return
-		}
-		exact := match == "Exact" || (match == "" && limit > 0)
-		if exact && n < compacted {
-			q.fail(http.StatusGone, "Expired", "%s", goneMessage(n, compacted))
-			return
-		}
-		at = last
-		if exact {
-			at = n
-		}
+		return max(compacted, last-q.s.opts.StaleZero), "", 0, true
 	}
-	q.writeList(at, start, limit)
+	n, err := parseRV(rvParam)
+	if err != nil {
+		q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
+		return 0, "", 0, false
+	}
+	if n > last {
+		q.fail(http.StatusGatewayTimeout, "Timeout", "Too large resource version: %d, current: %d", n, last)
+		return 0, "", 0, false
+	}
+	if exact := match == "Exact" || (match == "" && limit > 0); exact {
+		if n < compacted {
+			q.fail(http.StatusGone, "Expired", "%s", goneMessage(n, compacted))
+			return 0, "", 0, false
+		}
+		return n, "", limit, true
+	}
+	return last, "", limit, true
 }
 
 // writeList writes the page of the state at rv after key start, one item a
@@ -206,32 +217,14 @@ func (q *request) writeList(rv int64, start string, limit int64) {
 // or as a watch list (sendInitialEvents) closed by the initial-events-end
 // bookmark; then every change after, bookmarks when idle, until timeoutSeconds.
 func (q *request) watch() {
-	rvParam, match := q.q.Get("resourceVersion"), q.q.Get("resourceVersionMatch")
-	sendInitial := q.q.Get("sendInitialEvents") == "true"
-	if sendInitial && q.s.opts.WatchList == "refuse" {
-		q.fail(http.StatusUnprocessableEntity, "Invalid", "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled")
-		return
-	}
-	if sendInitial && q.s.opts.WatchList == "ignore" {
-		sendInitial, match = false, ""
-	}
-	bookmarks := q.q.Get("allowWatchBookmarks") == "true"
-	if _, err := watchTimeout(q.q); err != nil {
-		q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
-		return
-	}
-	switch {
-	case sendInitial && (match != "NotOlderThan" || !bookmarks):
-		q.fail(http.StatusUnprocessableEntity, "Invalid", "sendInitialEvents: Forbidden: sendInitialEvents requires resourceVersionMatch=NotOlderThan and allowWatchBookmarks=true")
-		return
-	case !sendInitial && match != "":
-		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
+	sendInitial, ok := q.validWatch()
+	if !ok {
 		return
 	}
 	last, compacted := q.s.RV(), q.s.Compacted()
 	cursor, initial, gone := last, true, false
-	if rvParam != "" && rvParam != "0" {
-		n, err := parseRV(rvParam)
+	if rv := q.q.Get("resourceVersion"); rv != "" && rv != "0" {
+		n, err := parseRV(rv)
 		if err != nil {
 			q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
 			return
@@ -262,7 +255,34 @@ func (q *request) watch() {
 			return
 		}
 	}
-	q.follow(q.ctx, cursor, bookmarks)
+	q.follow(q.ctx, cursor, q.q.Get("allowWatchBookmarks") == "true")
+}
+
+// validWatch refuses what the apiserver refuses of a watch, and says whether
+// it is a watch list the server serves as one (Options.WatchList).
+func (q *request) validWatch() (sendInitial, ok bool) {
+	match := q.q.Get("resourceVersionMatch")
+	sendInitial = q.q.Get("sendInitialEvents") == "true"
+	switch {
+	case sendInitial && q.s.opts.WatchList == "refuse":
+		q.fail(http.StatusUnprocessableEntity, "Invalid", "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled")
+		return false, false
+	case sendInitial && q.s.opts.WatchList == "ignore":
+		sendInitial, match = false, ""
+	}
+	if _, err := watchTimeout(q.q); err != nil {
+		q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
+		return false, false
+	}
+	switch {
+	case sendInitial && (match != "NotOlderThan" || q.q.Get("allowWatchBookmarks") != "true"):
+		q.fail(http.StatusUnprocessableEntity, "Invalid", "sendInitialEvents: Forbidden: sendInitialEvents requires resourceVersionMatch=NotOlderThan and allowWatchBookmarks=true")
+		return false, false
+	case !sendInitial && match != "":
+		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
+		return false, false
+	}
+	return sendInitial, true
 }
 
 // watchTimeout is how long a watch asked to last.

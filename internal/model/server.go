@@ -276,42 +276,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		kind = "watch"
 	}
 	uri := r.URL.RequestURI()
-	if code, ok := s.warmingUp(); ok {
-		s.logf("%s: warming up: %d", uri, code)
-		switch code {
-		case http.StatusForbidden:
-			writeStatus(w, code, "Forbidden", `pods is forbidden: User "system:node:node-a" cannot list resource "pods" in API group "" at the cluster scope`)
-		case http.StatusTooManyRequests:
-			w.Header().Set("Retry-After", "1")
-			writeStatus(w, code, "TooManyRequests", "the apiserver is shutting down or starting up, please try again")
-		default:
-			writeStatus(w, code, "ServiceUnavailable", "the server is currently unable to handle the request")
-		}
+	if s.answerWarmingUp(w, uri) {
 		return
 	}
 	f, faulty := s.pick(kind, uri)
 	if faulty {
 		s.logf("%s: fault %s", uri, f)
+		if s.answerFault(w, r, f) {
+			return
+		}
 	} else {
 		s.logf("%s", uri)
 	}
-	if faulty {
-		switch f.Kind {
-		case Dead:
-			<-r.Context().Done()
-			return
-		case Silent:
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusOK)
-			w.(http.Flusher).Flush()
-			<-r.Context().Done()
-			return
-		}
-		if fault.Answer(w, f) {
-			return
-		}
-	}
-	sel, err := parseSelector(q.Get("fieldSelector"))
+	node, err := parseSelector(q.Get("fieldSelector"))
 	if err != nil {
 		writeStatus(w, http.StatusBadRequest, "BadRequest", err.Error())
 		return
@@ -324,8 +301,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	req := request{ctx: ctx, s: s, w: w, r: r, q: q, ns: ns, node: sel}
-	req.out = w
+	req := request{ctx: ctx, s: s, w: w, r: r, q: q, ns: ns, node: node, out: w}
 	if faulty {
 		req.out = fault.NewWriter(ctx, w, f)
 	}
@@ -334,6 +310,43 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		req.list()
 	}
+}
+
+// answerWarmingUp answers as a server warming up after a restart, if it is.
+func (s *Server) answerWarmingUp(w http.ResponseWriter, uri string) bool {
+	code, ok := s.warmingUp()
+	if !ok {
+		return false
+	}
+	s.logf("%s: warming up: %d", uri, code)
+	switch code {
+	case http.StatusForbidden:
+		writeStatus(w, code, "Forbidden", `pods is forbidden: User "system:node:node-a" cannot list resource "pods" in API group "" at the cluster scope`)
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", "1")
+		writeStatus(w, code, "TooManyRequests", "the apiserver is shutting down or starting up, please try again")
+	default:
+		writeStatus(w, code, "ServiceUnavailable", "the server is currently unable to handle the request")
+	}
+	return true
+}
+
+// answerFault handles the faults that replace the whole answer: the model's
+// dead and silent connections, which hold the request until the client
+// leaves (or a restart drops it), and package fault's whole answers.
+func (s *Server) answerFault(w http.ResponseWriter, r *http.Request, f fault.Fault) bool {
+	switch f.Kind {
+	case Dead:
+		<-r.Context().Done()
+		return true
+	case Silent:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		return true
+	}
+	return fault.Answer(w, f)
 }
 
 // route parses /api/v1/pods, /api/v1/namespaces/NS/pods and their
