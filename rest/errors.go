@@ -121,7 +121,11 @@ func retryAfter(h http.Header, d *meta.StatusDetails) time.Duration {
 	if secs <= 0 {
 		return 0
 	}
-	return min(time.Duration(secs)*time.Second, maxRetryAfter)
+	// Cap the seconds before converting: a huge Retry-After would overflow.
+	if secs >= int(maxRetryAfter/time.Second) {
+		return maxRetryAfter
+	}
+	return time.Duration(secs) * time.Second
 }
 
 // AsStatusError returns the StatusError in err's chain, if any.
