@@ -61,6 +61,11 @@ type ListWatch[T any] struct {
 	// nothing else notices a dead connection. Zero means DefaultStallGrace;
 	// negative turns the watchdog off. A watch without timeoutSeconds has none.
 	StallGrace time.Duration
+	// ListStall is how long a list body may go without a byte before List ends
+	// it with a *StallError: nothing else bounds reading a list, and a server
+	// that answers headers and then goes silent would hold it forever. Zero
+	// means DefaultListStall; negative turns it off.
+	ListStall time.Duration
 }
 
 // NewListWatchFromClient returns a ListWatch of resource in namespace filtered by
@@ -95,12 +100,19 @@ func (lw *ListWatch[T]) List(ctx context.Context, opts ListOptions) (*rest.List[
 	if opts.Continue != "" {
 		r = r.Continue(opts.Continue)
 	}
+	where := r.URL().String()
 	resp, err := r.Stream(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", lw.Resource, err)
 	}
-	defer resp.Body.Close()
-	list, err := rest.DecodeList(resp.Body, lw.Decode, lw.Limits)
+	body := resp.Body
+	if stall := lw.listStall(); stall > 0 {
+		wd := newWatchdogBody(body, where, stall)
+		wd.list = true
+		body = wd
+	}
+	defer body.Close()
+	list, err := rest.DecodeList(body, lw.Decode, lw.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", lw.Resource, err)
 	}
@@ -143,6 +155,13 @@ func (lw *ListWatch[T]) Watch(ctx context.Context, opts WatchOptions) (watch.Int
 	}
 	d := watch.NewDecoder(body, lw.Decode, lw.Decoder)
 	return watch.NewStreamWatcher(body, d, where), nil
+}
+
+func (lw *ListWatch[T]) listStall() time.Duration {
+	if lw.ListStall == 0 {
+		return DefaultListStall
+	}
+	return lw.ListStall
 }
 
 func (lw *ListWatch[T]) stallGrace() time.Duration {

@@ -13,16 +13,25 @@ import (
 // silent before its connection is presumed dead.
 const DefaultStallGrace = 30 * time.Second
 
+// DefaultListStall is how long a list body may go without a byte.
+const DefaultListStall = 60 * time.Second
+
 // StallError is a watch on which no byte arrived for longer than the server should
-// have kept it open: the connection is presumed dead (a peer gone without a FIN or
-// RST, as HTTP/1.1 has no pings to notice it). A Reflector treats it as any other
-// cut stream and resumes from the last resourceVersion.
+// have kept it open, or a list body silent for longer than ListWatch.ListStall:
+// the connection is presumed dead (a peer gone without a FIN or RST, as HTTP/1.1
+// has no pings to notice it, or a server that answered headers and then nothing).
+// A Reflector treats it as any other cut stream: a watch resumes from the last
+// resourceVersion, a list is retried after a backoff.
 type StallError struct {
-	Where   string        // the watch URL
+	Where   string        // the request URL
 	Silence time.Duration // how long no byte had arrived
+	List    bool          // a list body, not a watch
 }
 
 func (e *StallError) Error() string {
+	if e.List {
+		return fmt.Sprintf("list %s: no byte of the body for %v: connection presumed dead", e.Where, e.Silence)
+	}
 	return fmt.Sprintf("watch %s: no byte for %v, longer than its timeout plus grace: connection presumed dead", e.Where, e.Silence)
 }
 
@@ -33,6 +42,7 @@ func (e *StallError) Error() string {
 type watchdogBody struct {
 	body    io.ReadCloser
 	where   string
+	list    bool
 	limit   time.Duration
 	stalled atomic.Bool
 	once    sync.Once
@@ -72,7 +82,7 @@ func (b *watchdogBody) Read(p []byte) (int, error) {
 }
 
 func (b *watchdogBody) stallError() error {
-	return &StallError{Where: b.where, Silence: b.limit}
+	return &StallError{Where: b.where, Silence: b.limit, List: b.list}
 }
 
 // reset restarts the silence count unless the body is closed (a Reset would

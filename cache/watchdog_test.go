@@ -182,3 +182,35 @@ func TestWatchdogResumesASilentHTTP1Watch(t *testing.T) {
 		t.Fatalf("requests %q: want the third a watch resumed from resourceVersion 2", uris)
 	}
 }
+
+// A list whose server sends headers and part of the body, then nothing, must
+// not hold the reflector forever: the list watchdog ends it, the reflector
+// backs off and lists again.
+func TestWatchdogEndsASilentList(t *testing.T) {
+	a1, b2 := realPodJSON(t, "a", "1"), realPodJSON(t, "b", "2")
+	body := listBody("1", a1)
+	srv := newScriptServer(t,
+		func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(body[:len(body)/2]))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		},
+		answer(200, listBody("1", a1)),
+		chunks(false, event("ADDED", b2)),
+	)
+	c, err := rest.NewClient(rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	lw := NewListWatchFromClient(c, "pods", "", "", api.DecodePod)
+	lw.ListStall = 100 * time.Millisecond
+	steps := reflectUntil(t, lw, ReflectorOptions{MinWatchTimeout: time.Second}, "1", "2")
+	se, ok := stepErr[*StallError](steps)
+	if !ok {
+		t.Fatalf("no step carries a *StallError; steps %+v", steps)
+	}
+	if !se.List || strings.Contains(se.Where, "watch=true") || !strings.HasPrefix(se.Error(), "list ") {
+		t.Fatalf("StallError %+v (%q) does not name the list", se, se)
+	}
+}
