@@ -60,6 +60,11 @@ type Config struct {
 	// WrapTransport, when set, wraps the final transport (for tracing). What it
 	// wraps sees the Authorization header: it must not print it.
 	WrapTransport func(http.RoundTripper) http.RoundTripper
+	// ConfigureTransport, when set, is called once with the transport NewClient
+	// builds (never with Transport), before WrapTransport wraps it: a hook to
+	// change how connections are made, such as the trace's tap of HTTP/2
+	// frames above TLS. Its error fails NewClient. It must not weaken TLS.
+	ConfigureTransport func(*http.Transport) error
 	// Proxy picks a proxy per request; nil means HTTPS_PROXY/NO_PROXY from the
 	// environment.
 	Proxy func(*http.Request) (*url.URL, error)
@@ -105,6 +110,11 @@ func NewClient(cfg Config) (*Client, error) {
 		t, err := newTransport(&cfg)
 		if err != nil {
 			return nil, err
+		}
+		if cfg.ConfigureTransport != nil {
+			if err := cfg.ConfigureTransport(t); err != nil {
+				return nil, fmt.Errorf("rest: configure transport: %w", err)
+			}
 		}
 		rt = t
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/internal/podconfig"
 	"github.com/podwatch/podwatch/internal/podconfig/source"
+	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/watch"
 )
@@ -32,6 +34,7 @@ type session struct {
 	prog    *progress       // nil unless stderr is a terminal
 	monitor *replayMonitor  // nil unless replaying
 	played  <-chan struct{} // the fixture server's Done, with monitor
+	tracer  *trace.Tracer   // nil unless tracing
 
 	stop context.CancelFunc // graceful stop of the sources
 
@@ -107,12 +110,20 @@ func (s *session) awaitReplay(ctx context.Context) {
 }
 
 func (s *session) reflectorOptions() cache.ReflectorOptions {
-	return cache.ReflectorOptions{
+	opts := cache.ReflectorOptions{
 		Name:      "pods",
 		WatchList: s.plan.watchList,
 		PageSize:  s.plan.chunkSize,
 		Observe:   s.observe,
 	}
+	if s.monitor != nil {
+		// A replay is reproducible: its jitter (watch timeouts, backoffs)
+		// comes from a fixed seed, so that two replays of one fixture send
+		// the same requests and trace the same way. Only the reflector's
+		// goroutine draws from it.
+		opts.Rand = rand.New(rand.NewPCG(0x706f64, 0x7761746368)).Float64
+	}
+	return opts
 }
 
 // runEvents runs the reflector alone, printing each watch event as it arrives.
@@ -124,7 +135,7 @@ func (s *session) runEvents(srcCtx context.Context) {
 		}
 	}
 	tee := &eventTee{inner: s.lw, print: emit, limit: s.plan.maxEvents}
-	store := cache.NewStore(cache.MetaNamespaceKey[*api.Pod])
+	store := trace.Store(s.tracer, cache.NewStore(cache.MetaNamespaceKey[*api.Pod]))
 	cache.NewReflector[*api.Pod](tee, store, s.reflectorOptions()).Run(srcCtx)
 }
 
@@ -194,7 +205,8 @@ func (s *session) printUpdate(u podconfig.PodUpdate) {
 // store takes is sent as a SET; sends wait on ctx (the caller's), so that the
 // update of the event in hand survives a graceful stop of srcCtx.
 func (s *session) runAPI(ctx, srcCtx context.Context, out chan<- podconfig.PodUpdate) {
-	push := func(pods []*api.Pod, _ string) {
+	push := func(pods []*api.Pod, rv string) {
+		trace.RecordPush(s.tracer, pods, rv)
 		if s.limited.Load() {
 			return // an event past --max-events, applied before the reflector saw the stop
 		}
@@ -203,7 +215,7 @@ func (s *session) runAPI(ctx, srcCtx context.Context, out chan<- podconfig.PodUp
 		case <-ctx.Done():
 		}
 	}
-	store := cache.NewUndeltaStore(push, cache.MetaNamespaceKey[*api.Pod])
+	store := trace.Store[*api.Pod](s.tracer, cache.NewUndeltaStore(push, cache.MetaNamespaceKey[*api.Pod]))
 	cache.NewReflector[*api.Pod](s.lw, store, s.reflectorOptions()).Run(srcCtx)
 }
 
@@ -219,6 +231,9 @@ func isChange(t watch.EventType) bool {
 
 // observe is the reflector's Observe hook, on the reflector's goroutine.
 func (s *session) observe(st cache.Step) {
+	if s.tracer != nil {
+		s.tracer.Observe(st)
+	}
 	s.prog.step(st)
 	if s.log.V(2) && (st.Kind != cache.StepResourceVsn || s.log.V(3)) {
 		s.log.printf("reflector: %s", describeStep(st))

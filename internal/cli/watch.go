@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/podwatch/podwatch/cache"
@@ -49,8 +50,15 @@ type sessionExtras struct {
 }
 
 // runSession builds the client and the session for p and runs it.
-func (e Env) runSession(ctx context.Context, f *watchFlags, p plan, cfg rest.Config, x sessionExtras) error {
+func (e Env) runSession(ctx context.Context, f *watchFlags, p plan, cfg rest.Config, x sessionExtras) (err error) {
 	log := newLogger(e.Stderr, f.verbosity)
+	tr, closeTrace, err := f.trace.openTrace(e, log)
+	if err != nil {
+		return err
+	}
+	// Told after every goroutine of the session has returned: the trace is
+	// complete then.
+	defer func() { err = errors.Join(err, closeTrace()) }()
 	var prog *progress
 	if e.StderrIsTerminal() {
 		prog = newProgress(log)
@@ -59,14 +67,20 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p plan, cfg rest.Con
 	if x.monitor != nil {
 		layers = append(layers, x.monitor.layer())
 	}
-	layers = append(layers, prog.layer(), traceLayer(log))
+	// The trace is the outermost of these, right beneath the credentials: it
+	// sees requests as they are sent.
+	layers = append(layers, prog.layer(), traceLayer(log), traceLayers(tr))
 	addLayers(&cfg, layers...)
+	traceConfig(&cfg, tr)
 	client, err := rest.NewClient(cfg)
 	if err != nil {
 		return err
 	}
+	if tr != nil {
+		tr.Begin(client.Host().Redacted(), p.describe())
+	}
 	s := &session{
-		env: e, flags: f, plan: p, log: log, prog: prog, monitor: x.monitor,
+		env: e, flags: f, plan: p, log: log, prog: prog, monitor: x.monitor, tracer: tr,
 		out: newPrinter(e.Stdout, f.output),
 	}
 	s.lw = &cache.ListWatch[*api.Pod]{

@@ -75,6 +75,7 @@ type watchFlags struct {
 	replay        string
 	speed         float64
 	faults        replayFaults
+	trace         traceFlags
 
 	// Worked out by check.
 	pcMode podconfig.Mode
@@ -91,6 +92,14 @@ every update on stdout. Ctrl-C stops it (exit 0).
   --events prints the raw watch events instead (-o json: byte for byte).
   --replay FIXTURE serves a recorded fixture inside the process, watches it,
     and exits once every recorded exchange has been played.
+  --trace narrates the protocol on stderr (--trace-file F to a file): every
+    request with each query parameter explained, the response, each body read,
+    HTTP/2 frames (over TLS), each event as it is applied, the reflector's
+    decisions and their reasons, and each push with what changed.
+    --trace-format json gives one object per line, for tools (docs/TRACE.md):
+    {"at_ms":N,"kind":K,"req":N,K:{...}} with K one of start, decision,
+    request, response, conn, frame, read, event, body-end, push, stop.
+    --trace-html F writes one self-contained page with a timeline of the run.
 `
 
 func (f *watchFlags) register(c *command, replay bool) {
@@ -112,6 +121,7 @@ func (f *watchFlags) register(c *command, replay bool) {
 	fs.IntVar(&f.maxEvents, "max-events", 0, "exit once this many watch events after the initial sync are applied and printed (0: never)")
 	fs.BoolVar(&f.watchList, "watch-list", true, "get the initial state as a streaming watch list (--watch-list=false: a list)")
 	fs.Int64Var(&f.chunkSize, "chunk-size", 500, "list page size (0: one page)")
+	f.trace.register(c)
 	fs.IntVar(&f.verbosity, "v", 0, "log `level`: 2 reflector steps, 3 resourceVersions, 6 requests, 7 headers, 8 bodies (cut short)")
 	if replay {
 		fs.StringVar(&f.replay, "replay", "", "replay this recorded `fixture` instead of connecting to a cluster")
@@ -159,7 +169,7 @@ func (f *watchFlags) check(c *command) error {
 	case c.set("speed") && f.replay == "":
 		return usagef(name, "--speed applies to --replay only")
 	}
-	return nil
+	return f.trace.check(c)
 }
 
 // selectorFor is the field selector for node (all nodes when empty) plus the

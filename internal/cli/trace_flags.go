@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/rest"
+)
+
+// traceFlags are the flags of the protocol trace (internal/trace).
+type traceFlags struct {
+	on     bool
+	file   string
+	format string
+	html   string
+}
+
+func (f *traceFlags) register(c *command) {
+	fs := c.fs
+	fs.BoolVar(&f.on, "trace", false, "narrate the protocol on stderr: each request with its parameters explained, responses, body reads, HTTP/2 frames, events, the reflector's decisions and why, each push")
+	fs.StringVar(&f.file, "trace-file", "", "write the trace to this `file` instead of stderr (implies --trace)")
+	fs.StringVar(&f.format, "trace-format", "text", "trace `format`: text (coloured on a terminal) or json (one object per line, schema in docs/TRACE.md)")
+	fs.StringVar(&f.html, "trace-html", "", "when the command ends, write a self-contained HTML page with an SVG timeline of the run to this `file`")
+}
+
+func (f *traceFlags) check(c *command) error {
+	switch f.format {
+	case "text", "json":
+	default:
+		return usagef(c.name, "--trace-format %q: want text or json", f.format)
+	}
+	if c.set("trace-format") && !f.on && f.file == "" {
+		return usagef(c.name, "--trace-format applies to --trace or --trace-file")
+	}
+	if f.file != "" && f.file == f.html {
+		return usagef(c.name, "--trace-file and --trace-html name the same file")
+	}
+	return nil
+}
+
+func (f *traceFlags) enabled() bool { return f.on || f.file != "" || f.html != "" }
+
+// openTrace builds the session's tracer from f, or returns nil when no trace
+// is asked for. Files are created now, so that a bad path fails before the
+// watch begins. The returned close tells the end of the trace, writes the
+// HTML page and closes the files; it must be called once the session is over.
+func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error, error) {
+	if !f.enabled() {
+		return nil, func() error { return nil }, nil
+	}
+	var sinks []trace.Sink
+	var files []*os.File
+	closeFiles := func() error {
+		var errs []error
+		for _, fl := range files {
+			if err := fl.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("trace: %w", err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	create := func(path string) (*os.File, error) {
+		fl, err := os.Create(path)
+		if err != nil {
+			closeFiles()
+			return nil, fmt.Errorf("trace: %w", err)
+		}
+		files = append(files, fl)
+		return fl, nil
+	}
+	switch {
+	case f.file != "":
+		fl, err := create(f.file)
+		if err != nil {
+			return nil, nil, err
+		}
+		sinks = append(sinks, f.sink(fl, false))
+	case f.on:
+		color := e.StderrIsTerminal() && os.Getenv("NO_COLOR") == ""
+		sinks = append(sinks, f.sink(logWriter{log}, color))
+	}
+	if f.html != "" {
+		fl, err := create(f.html)
+		if err != nil {
+			return nil, nil, err
+		}
+		sinks = append(sinks, trace.HTML(fl))
+	}
+	tr := trace.New(trace.Options{Sinks: sinks, Clock: e.Now})
+	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
+}
+
+func (f *traceFlags) sink(w interface{ Write([]byte) (int, error) }, color bool) trace.Sink {
+	if f.format == "json" {
+		return trace.JSON(w)
+	}
+	return trace.Text(w, color)
+}
+
+// logWriter sends the trace on stderr through the logger, so that it never
+// runs into the progress line or a log line.
+type logWriter struct{ log *logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.log.printf("%s", strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
+
+// traceConfig hooks tr into cfg: its HTTP/2 tap goes beside any transport
+// hook already there.
+func traceConfig(cfg *rest.Config, tr *trace.Tracer) {
+	if tr == nil {
+		return
+	}
+	prev := cfg.ConfigureTransport
+	cfg.ConfigureTransport = func(t *http.Transport) error {
+		if prev != nil {
+			if err := prev(t); err != nil {
+				return err
+			}
+		}
+		return tr.ConfigureHTTP2(t)
+	}
+}
+
+// traceLayers is the tracer's RoundTripper layer, none without a tracer.
+func traceLayers(tr *trace.Tracer) layer {
+	if tr == nil {
+		return nil
+	}
+	return tr.Transport
+}

@@ -1,0 +1,210 @@
+package trace
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/meta"
+)
+
+// Observe is a cache.ReflectorOptions.Observe hook: it tells the reflector's
+// decisions. It is meant to be used with a store made by Store, which tells
+// the replaces and marks when each event is applied.
+func (t *Tracer) Observe(st cache.Step) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch st.Kind {
+	case cache.StepEvent:
+		// Changes were told at the store; a bookmark touches no store.
+		if st.Event == "BOOKMARK" {
+			t.applyNextLocked(false)
+		}
+		return
+	case cache.StepReplace:
+		return // told by the store, before its push
+	case cache.StepResourceVsn:
+		if st.ResourceVersion != t.rv {
+			t.rv = st.ResourceVersion
+			t.emitLocked(t.decision(st, "resourceVersion is now "+st.ResourceVersion))
+		}
+		return
+	}
+	// Every other step comes after the reflector stopped its watch.
+	t.moveOnLocked()
+	page := st.Kind == cache.StepList && t.listing
+	t.listing = st.Kind == cache.StepList
+	t.emitLocked(t.decision(st, explainStep(st, page)))
+}
+
+func (t *Tracer) decision(st cache.Step, explain string) Step {
+	d := &Decision{Step: string(st.Kind), ResourceVersion: st.ResourceVersion, Items: st.Items,
+		Wait: st.Wait, Reason: oneLine(st.Reason), Explain: explain}
+	if st.Kind == cache.StepList {
+		d.Reason = "" // a list's Reason is its resourceVersionMatch, shown by the request
+	}
+	if st.Err != nil {
+		d.Error = oneLine(st.Err.Error())
+		if d.Error == d.Reason {
+			d.Reason = ""
+		}
+	}
+	return Step{Kind: KindDecision, Decision: d}
+}
+
+func explainStep(st cache.Step, page bool) string {
+	rv := st.ResourceVersion
+	switch st.Kind {
+	case cache.StepList:
+		switch {
+		case page:
+			return "list the next page, from the snapshot of the first"
+		case rv == "":
+			return "nothing applied yet, so ask for the most recent state"
+		case st.Reason == cache.MatchNotOlderThan:
+			return "a relist: ask for a state not older than " + rv + ", the last one applied, so the store never goes back in time"
+		}
+		return "list at resourceVersion " + rv
+	case cache.StepWatchList:
+		if rv == "" {
+			return "stream the most recent state as events, then keep watching on the same answer"
+		}
+		return "stream a state not older than " + rv + " as events, then keep watching on the same answer"
+	case cache.StepWatch:
+		if rv == "" {
+			return "watch with no resourceVersion: every existing object comes first as ADDED"
+		}
+		return "ask for every change after " + rv + ", the last resourceVersion applied"
+	case cache.StepWatchEnded:
+		return fmt.Sprintf("the server ended the watch cleanly after %d events; resume from %s with a new watch, no relist needed", st.Items, rv)
+	case cache.StepRelist:
+		return "the next sync lists again instead of resuming the watch"
+	case cache.StepFallbackList:
+		return "no watch list this time: get the state with a list instead"
+	case cache.StepBackoff:
+		msg := "wait " + st.Wait.Round(time.Millisecond).String() + " before trying again, growing after each failure in a row"
+		if ra := rest.RetryAfter(st.Err); ra > 0 && ra >= st.Wait {
+			msg += " (as long as the server's Retry-After asks)"
+		}
+		return msg
+	case cache.StepStopped:
+		return "the reflector stopped: its context ended"
+	}
+	return "a reflector step podwatch does not explain"
+}
+
+// Store wraps s so that t tells, just before s takes it, each change the
+// reflector applies (with the event and the reads that brought it) and each
+// replace. A nil t returns s itself.
+func Store[T meta.Object](t *Tracer, s cache.Store[T]) cache.Store[T] {
+	if t == nil {
+		return s
+	}
+	return &store[T]{Store: s, t: t}
+}
+
+type store[T meta.Object] struct {
+	cache.Store[T]
+	t *Tracer
+}
+
+func (s *store[T]) Add(obj T) error    { return s.change(obj, s.Store.Add) }
+func (s *store[T]) Update(obj T) error { return s.change(obj, s.Store.Update) }
+func (s *store[T]) Delete(obj T) error { return s.change(obj, s.Store.Delete) }
+
+func (s *store[T]) change(obj T, apply func(T) error) error {
+	s.t.mu.Lock()
+	s.t.applyNextLocked(false)
+	s.t.mu.Unlock()
+	err := apply(obj)
+	s.t.refused(err)
+	return err
+}
+
+func (s *store[T]) Replace(items []T, rv string) error {
+	s.t.replacing(len(items), rv)
+	err := s.Store.Replace(items, rv)
+	s.t.refused(err)
+	return err
+}
+
+func (t *Tracer) replacing(n int, rv string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	how := "listed"
+	if r := t.cur; r != nil && r.initial {
+		r.initial = false
+		how = "streamed as initial events"
+		for {
+			e := t.applyNextLocked(true)
+			if e == nil || (e.Type == "BOOKMARK" && e.Annotations[cache.InitialEventsEndAnnotation] == "true") {
+				break
+			}
+		}
+	}
+	t.listing = false
+	t.emitLocked(Step{Kind: KindDecision, Decision: &Decision{Step: "replace", ResourceVersion: rv, Items: n,
+		Explain: fmt.Sprintf("replace the store's content, in one step, with the %d %s %s at resourceVersion %s", n, plural(n, "object", "objects"), how, rv)}})
+}
+
+func (t *Tracer) refused(err error) {
+	if err == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.emitLocked(Step{Kind: KindDecision, Decision: &Decision{Step: "store-refused", Error: oneLine(err.Error()),
+		Explain: "the store refused the change, which would take it back in time; the reflector will relist"}})
+}
+
+// RecordPush tells one push of an undelta store (a cache.PushFunc's arguments):
+// how many objects, at which resourceVersion, and what changed since the
+// last push. Call it from the PushFunc, before handing the set on.
+func RecordPush[T meta.Object](t *Tracer, items []T, rv string) {
+	if t == nil {
+		return
+	}
+	now := make(map[string]string, len(items))
+	for _, o := range items {
+		m := o.Meta()
+		now[key(m)] = m.ResourceVersion
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := &Push{Count: len(items), ResourceVersion: rv}
+	for k, v := range now {
+		old, ok := t.pushed[k]
+		switch {
+		case !ok:
+			p.Added = append(p.Added, k+"@"+v)
+		case old != v:
+			p.Updated = append(p.Updated, k+"@"+old+"->"+v)
+		}
+	}
+	for k, v := range t.pushed {
+		if _, ok := now[k]; !ok {
+			p.Removed = append(p.Removed, k+"@"+v)
+		}
+	}
+	slices.Sort(p.Added)
+	slices.Sort(p.Updated)
+	slices.Sort(p.Removed)
+	t.pushed = now
+	t.emitLocked(Step{Kind: KindPush, Push: p})
+}
+
+func key(m *meta.ObjectMeta) string {
+	if m.Namespace == "" {
+		return m.Name
+	}
+	return m.Namespace + "/" + m.Name
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

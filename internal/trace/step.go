@@ -1,0 +1,281 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// Kind names what a Step reports. Each kind has one detail object in Step,
+// named after it; docs/TRACE.md gives the schema of each.
+type Kind string
+
+// The kinds of step, in the order a run usually meets them.
+const (
+	KindStart    Kind = "start"    // the trace began: which server, what is watched
+	KindDecision Kind = "decision" // the reflector decided something, and why
+	KindRequest  Kind = "request"  // a request was sent
+	KindResponse Kind = "response" // its response headers came back (or it failed)
+	KindConn     Kind = "conn"     // an HTTP/2 connection was tapped
+	KindFrame    Kind = "frame"    // one HTTP/2 frame, read or written
+	KindRead     Kind = "read"     // one read of a response body
+	KindEvent    Kind = "event"    // one watch event, as the client applies it
+	KindBodyEnd  Kind = "body-end" // a response body ended
+	KindPush     Kind = "push"     // the store pushed the whole pod set
+	KindStop     Kind = "stop"     // the trace ended: a summary
+)
+
+// Step is one thing that happened, in the order the trace tells it. Exactly
+// one of the detail pointers is set, the one named by Kind.
+type Step struct {
+	// At is the time since the trace began, on the Tracer's clock.
+	At   time.Duration
+	Kind Kind
+	// Req numbers the request the step belongs to (1, 2, ...), 0 for none.
+	Req int
+
+	Start    *Start
+	Decision *Decision
+	Request  *Request
+	Response *Response
+	Conn     *Conn
+	Frame    *Frame
+	Read     *Read
+	Event    *Event
+	BodyEnd  *BodyEnd
+	Push     *Push
+	Stop     *Stop
+}
+
+// Start opens a trace.
+type Start struct {
+	// Server is the apiserver's base URL, never with credentials.
+	Server string `json:"server"`
+	// Watching says what is listed and watched, in podwatch's words.
+	Watching string `json:"watching,omitempty"`
+}
+
+// Decision is one step of the reflector, with podwatch's explanation.
+type Decision struct {
+	// Step is the reflector's step: list, replace, watch, watch-list,
+	// watch-ended, relist, fallback-list, backoff, resource-version, stopped,
+	// or store-refused.
+	Step            string        `json:"step"`
+	ResourceVersion string        `json:"resourceVersion,omitempty"`
+	Items           int           `json:"items,omitempty"`
+	Wait            time.Duration `json:"-"`
+	// Reason is the reflector's own reason, Error the failure behind it.
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Explain says what the step means on the wire and why it is taken.
+	Explain string `json:"explain"`
+}
+
+// Request is a request as it was sent.
+type Request struct {
+	Method string `json:"method"`
+	// Path and Query are the URL's, Query still encoded; the host is Start's.
+	Path  string `json:"path"`
+	Query string `json:"query,omitempty"`
+	// Type is list, watch, watch-list or other.
+	Type    string   `json:"type"`
+	Explain string   `json:"explain"`
+	Params  []Param  `json:"params"`
+	Headers []Header `json:"headers,omitempty"`
+}
+
+// Param is one query parameter and what it asks of the server here. A
+// parameter that matters by being left out is listed with Absent set.
+type Param struct {
+	Name    string `json:"name"`
+	Value   string `json:"value,omitempty"`
+	Absent  bool   `json:"absent,omitempty"`
+	Explain string `json:"explain"`
+}
+
+// Header is a request header; credentials are masked.
+type Header struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Response is a response's headers, or the failure that left none.
+type Response struct {
+	Status           int      `json:"status,omitempty"`
+	StatusText       string   `json:"statusText,omitempty"`
+	Proto            string   `json:"proto,omitempty"`
+	ContentType      string   `json:"contentType,omitempty"`
+	TransferEncoding []string `json:"transferEncoding,omitempty"`
+	// ContentLength is -1 when the body's length is not known in advance.
+	ContentLength int64  `json:"contentLength"`
+	RetryAfter    string `json:"retryAfter,omitempty"`
+	// Wait is how long the headers took after the request was sent.
+	Wait    time.Duration `json:"-"`
+	Error   string        `json:"error,omitempty"`
+	Explain string        `json:"explain"`
+}
+
+// Conn is an HTTP/2 connection the trace reads frames from.
+type Conn struct {
+	ID        int    `json:"id"`
+	Authority string `json:"authority"`
+	TLS       string `json:"tls,omitempty"`
+}
+
+// Frame is one HTTP/2 frame. Header blocks are never decoded: they carry the
+// Authorization header.
+type Frame struct {
+	Conn int `json:"conn"`
+	// Dir is "recv" (from the server) or "sent".
+	Dir    string `json:"dir"`
+	Type   string `json:"type"`
+	Stream uint32 `json:"stream"`
+	Flags  string `json:"flags,omitempty"`
+	Length uint32 `json:"length"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Read is one read of a response body, as the client's decoder made it.
+type Read struct {
+	Bytes  int   `json:"bytes"`
+	Offset int64 `json:"offset"`
+	// Since is the time since the previous read, or since the headers.
+	Since time.Duration `json:"-"`
+}
+
+// Event is one watch event, told when the client applies it.
+type Event struct {
+	Type            string            `json:"type"`
+	Namespace       string            `json:"namespace,omitempty"`
+	Name            string            `json:"name,omitempty"`
+	ResourceVersion string            `json:"resourceVersion,omitempty"`
+	Offset          int64             `json:"offset"`
+	Bytes           int               `json:"bytes"`
+	Annotations     map[string]string `json:"annotations,omitempty"`
+	Deleting        bool              `json:"deleting,omitempty"`
+	Status          *Status           `json:"status,omitempty"`
+	// Initial marks the initial events of a watch list, applied together as
+	// one replace at the bookmark that ends them.
+	Initial bool   `json:"initial,omitempty"`
+	Explain string `json:"explain"`
+}
+
+// Status is the gist of a Kubernetes Status: an ERROR event's object or a
+// failed request's body.
+type Status struct {
+	Code    int32  `json:"code"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// BodyEnd is how a response body ended.
+type BodyEnd struct {
+	// How is "eof" (the server ended it), "closed" (the client closed it
+	// first) or "error" (a read failed).
+	How      string        `json:"how"`
+	Error    string        `json:"error,omitempty"`
+	Bytes    int64         `json:"bytes"`
+	Reads    int           `json:"reads"`
+	Duration time.Duration `json:"-"`
+	Status   *Status       `json:"status,omitempty"`
+	Explain  string        `json:"explain"`
+}
+
+// Push is one push of the undelta store: the whole current pod set.
+type Push struct {
+	Count           int      `json:"count"`
+	ResourceVersion string   `json:"resourceVersion,omitempty"`
+	Added           []string `json:"added,omitempty"`
+	Updated         []string `json:"updated,omitempty"`
+	Removed         []string `json:"removed,omitempty"`
+}
+
+// Stop closes a trace with counts of what it told.
+type Stop struct {
+	Requests int           `json:"requests"`
+	Events   int           `json:"events"`
+	Pushes   int           `json:"pushes"`
+	Relists  int           `json:"relists"`
+	Backoffs int           `json:"backoffs"`
+	Duration time.Duration `json:"-"`
+}
+
+// millis is a duration in JSON: milliseconds with three decimals.
+type millis time.Duration
+
+func (d millis) MarshalJSON() ([]byte, error) {
+	return strconv.AppendFloat(nil, float64(d)/float64(time.Millisecond), 'f', 3, 64), nil
+}
+
+// MarshalJSON writes the step as one object: at_ms, kind, req and the detail
+// object under the kind's name. Durations inside details are written as
+// *_ms members.
+func (s Step) MarshalJSON() ([]byte, error) {
+	out := struct {
+		At   millis `json:"at_ms"`
+		Kind Kind   `json:"kind"`
+		Req  int    `json:"req,omitempty"`
+
+		Start    *Start   `json:"start,omitempty"`
+		Decision any      `json:"decision,omitempty"`
+		Request  *Request `json:"request,omitempty"`
+		Response any      `json:"response,omitempty"`
+		Conn     *Conn    `json:"conn,omitempty"`
+		Frame    *Frame   `json:"frame,omitempty"`
+		Read     any      `json:"read,omitempty"`
+		Event    *Event   `json:"event,omitempty"`
+		BodyEnd  any      `json:"body-end,omitempty"`
+		Push     *Push    `json:"push,omitempty"`
+		Stop     any      `json:"stop,omitempty"`
+	}{At: millis(s.At), Kind: s.Kind, Req: s.Req, Start: s.Start, Request: s.Request,
+		Conn: s.Conn, Frame: s.Frame, Event: s.Event, Push: s.Push}
+	// Each detail with a duration gets it added as milliseconds; a nil
+	// pointer must stay a nil interface for omitempty to drop it.
+	if d := s.Decision; d != nil {
+		out.Decision = struct {
+			*Decision
+			Wait *millis `json:"wait_ms,omitempty"`
+		}{d, optMillis(d.Wait)}
+	}
+	if r := s.Response; r != nil {
+		out.Response = struct {
+			*Response
+			Wait millis `json:"wait_ms"`
+		}{r, millis(r.Wait)}
+	}
+	if r := s.Read; r != nil {
+		out.Read = struct {
+			*Read
+			Since millis `json:"since_ms"`
+		}{r, millis(r.Since)}
+	}
+	if e := s.BodyEnd; e != nil {
+		out.BodyEnd = struct {
+			*BodyEnd
+			Duration millis `json:"duration_ms"`
+		}{e, millis(e.Duration)}
+	}
+	if st := s.Stop; st != nil {
+		out.Stop = struct {
+			*Stop
+			Duration millis `json:"duration_ms"`
+		}{st, millis(st.Duration)}
+	}
+	// Not HTML-escaped: "<masked>" reads better than "\u003cmasked\u003e".
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+func optMillis(d time.Duration) *millis {
+	if d == 0 {
+		return nil
+	}
+	m := millis(d)
+	return &m
+}

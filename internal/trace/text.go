@@ -1,0 +1,259 @@
+package trace
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// ANSI colours of the text trace.
+const (
+	reset   = "\x1b[0m"
+	bold    = "\x1b[1m"
+	dim     = "\x1b[2m"
+	red     = "\x1b[31m"
+	green   = "\x1b[32m"
+	yellow  = "\x1b[33m"
+	blue    = "\x1b[34m"
+	magenta = "\x1b[35m"
+	cyan    = "\x1b[36m"
+)
+
+// listCap is how many names a text line lists before "and N more".
+const listCap = 20
+
+// Text returns a Sink writing each step as a line or a few, each step with
+// one Write, its time in seconds since the start first. With color the tags
+// are coloured with ANSI escapes (for a terminal). Text the server sent has
+// its control characters escaped, so it cannot drive the terminal. Close
+// does not close w.
+func Text(w io.Writer, color bool) Sink { return &textSink{w: w, color: color} }
+
+type textSink struct {
+	w     io.Writer
+	color bool
+}
+
+func (s *textSink) Close() error { return nil }
+
+func (s *textSink) Step(st Step) error {
+	tag, col, text, more := textOf(st)
+	if tag == "" {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%8.3f  ", st.At.Seconds())
+	pad := fmt.Sprintf("%-13s", tag)
+	if s.color && col != "" {
+		pad = col + pad + reset
+	}
+	b.WriteString(pad + " " + clean(text) + "\n")
+	for _, m := range more {
+		b.WriteString(strings.Repeat(" ", 25) + clean(m) + "\n")
+	}
+	_, err := io.WriteString(s.w, b.String())
+	return err
+}
+
+// textOf is the tag, its colour, the line and any lines under it for st; an
+// empty tag means st is not shown as text.
+func textOf(st Step) (tag, col, text string, more []string) {
+	req := fmt.Sprintf("#%d ", st.Req)
+	switch st.Kind {
+	case KindStart:
+		return "trace", bold, "of " + st.Start.Server + ": " + st.Start.Watching, nil
+	case KindStop:
+		p := st.Stop
+		return "trace", bold, fmt.Sprintf("end after %s: %d requests, %d events, %d pushes, %d relists, %d backoffs",
+			dur(p.Duration), p.Requests, p.Events, p.Pushes, p.Relists, p.Backoffs), nil
+	case KindDecision:
+		return decisionText(st.Decision)
+	case KindRequest:
+		return requestText(req, st.Request)
+	case KindResponse:
+		return responseText(req, st.Response)
+	case KindRead:
+		r := st.Read
+		return req + "read", dim, fmt.Sprintf("%d bytes at %d, +%s", r.Bytes, r.Offset, dur(r.Since)), nil
+	case KindEvent:
+		return eventText(req, st.Event)
+	case KindBodyEnd:
+		return endText(req, st.BodyEnd)
+	case KindConn:
+		c := st.Conn
+		return fmt.Sprintf("h2 c%d", c.ID), blue, "HTTP/2 connection to " + c.Authority + " (" + c.TLS + "); its frames follow", nil
+	case KindFrame:
+		return frameText(st)
+	case KindPush:
+		return pushText(st.Push)
+	}
+	return "", "", "", nil
+}
+
+func decisionText(d *Decision) (string, string, string, []string) {
+	if d.Step == "resource-version" {
+		return "", "", "", nil // every event and replace shows its resourceVersion
+	}
+	col := magenta
+	head := d.Step
+	switch d.Step {
+	case "relist", "backoff", "store-refused", "fallback-list":
+		col = bold + magenta
+	}
+	if d.Wait > 0 {
+		head += " " + dur(d.Wait)
+	}
+	if d.ResourceVersion != "" && d.Step != "backoff" {
+		head += " rv=" + d.ResourceVersion
+	}
+	var more []string
+	if d.Reason != "" {
+		more = append(more, "because: "+d.Reason)
+	}
+	if d.Error != "" {
+		more = append(more, "error: "+d.Error)
+	}
+	return "reflector", col, head + ": " + d.Explain, more
+}
+
+func requestText(req string, r *Request) (string, string, string, []string) {
+	u := r.Path
+	if r.Query != "" {
+		u += "?" + r.Query
+	}
+	var more []string
+	for _, p := range r.Params {
+		if p.Absent {
+			more = append(more, p.Name+" (not sent): "+p.Explain)
+		} else {
+			more = append(more, p.Name+"="+p.Value+": "+p.Explain)
+		}
+	}
+	if len(r.Headers) > 0 {
+		var hs []string
+		for _, h := range r.Headers {
+			hs = append(hs, h.Name+": "+h.Value)
+		}
+		more = append(more, "headers: "+strings.Join(hs, "; "))
+	}
+	return req + "->", cyan, r.Method + " " + u + " (" + r.Type + "): " + r.Explain, more
+}
+
+func responseText(req string, r *Response) (string, string, string, []string) {
+	if r.Error != "" {
+		return req + "<-", red, "failed after " + dur(r.Wait) + ": " + r.Error, nil
+	}
+	col := green
+	if r.Status < 200 || r.Status > 299 {
+		col = red
+	}
+	parts := []string{r.StatusText, r.Proto}
+	if r.ContentType != "" {
+		parts = append(parts, "Content-Type: "+r.ContentType)
+	}
+	if len(r.TransferEncoding) > 0 {
+		parts = append(parts, "Transfer-Encoding: "+strings.Join(r.TransferEncoding, ", "))
+	}
+	if r.ContentLength >= 0 {
+		parts = append(parts, fmt.Sprintf("Content-Length: %d", r.ContentLength))
+	}
+	if r.RetryAfter != "" {
+		parts = append(parts, "Retry-After: "+r.RetryAfter)
+	}
+	return req + "<-", col, strings.Join(parts, ", ") + ", after " + dur(r.Wait), []string{r.Explain}
+}
+
+var eventColors = map[string]string{"ADDED": green, "MODIFIED": yellow, "DELETED": red, "BOOKMARK": blue, "ERROR": bold + red}
+
+func eventText(req string, e *Event) (string, string, string, []string) {
+	var what string
+	switch {
+	case e.Status != nil:
+		what = fmt.Sprintf("%d %s: %s", e.Status.Code, e.Status.Reason, e.Status.Message)
+	case e.Type == "BOOKMARK":
+		what = "rv=" + e.ResourceVersion
+		for _, k := range sortedKeys(e.Annotations) {
+			what += " " + k + "=" + e.Annotations[k]
+		}
+	default:
+		what = e.Namespace + "/" + e.Name + " rv=" + e.ResourceVersion
+		if e.Deleting {
+			what += " deleting"
+		}
+	}
+	return req + e.Type, eventColors[e.Type], fmt.Sprintf("%s (%d bytes at %d): %s", what, e.Bytes, e.Offset, e.Explain), nil
+}
+
+func endText(req string, e *BodyEnd) (string, string, string, []string) {
+	text := fmt.Sprintf("%s after %d bytes in %d %s, %s", e.How, e.Bytes, e.Reads, plural(e.Reads, "read", "reads"), dur(e.Duration))
+	if e.Error != "" {
+		text += " (" + e.Error + ")"
+	}
+	text += ": " + e.Explain
+	var more []string
+	if s := e.Status; s != nil {
+		more = append(more, fmt.Sprintf("Status %d %s: %s", s.Code, s.Reason, s.Message))
+	}
+	return req + "end", dim, text, more
+}
+
+func frameText(st Step) (string, string, string, []string) {
+	f := st.Frame
+	text := fmt.Sprintf("%s stream=%d len=%d", f.Type, f.Stream, f.Length)
+	if st.Req > 0 {
+		text += fmt.Sprintf(" (#%d)", st.Req)
+	}
+	if f.Flags != "" {
+		text += " " + f.Flags
+	}
+	if f.Detail != "" {
+		text += ": " + f.Detail
+	}
+	return fmt.Sprintf("h2 c%d %s", f.Conn, f.Dir), dim + blue, text, nil
+}
+
+func pushText(p *Push) (string, string, string, []string) {
+	text := fmt.Sprintf("%d %s at rv %s", p.Count, plural(p.Count, "pod", "pods"), p.ResourceVersion)
+	var changes []string
+	for _, a := range p.Added {
+		changes = append(changes, "+"+a)
+	}
+	for _, u := range p.Updated {
+		changes = append(changes, "~"+u)
+	}
+	for _, r := range p.Removed {
+		changes = append(changes, "-"+r)
+	}
+	switch {
+	case len(changes) == 0:
+		text += ": no change since the last push"
+	case len(changes) > listCap:
+		text += ": " + strings.Join(changes[:listCap], " ") + fmt.Sprintf(" and %d more", len(changes)-listCap)
+	default:
+		text += ": " + strings.Join(changes, " ")
+	}
+	return "push", bold, text, nil
+}
+
+// dur shows a duration to the millisecond.
+func dur(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+// clean escapes control characters, so that text a server sent cannot move
+// the cursor or recolour a terminal.
+func clean(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }

@@ -1,0 +1,206 @@
+package trace
+
+import (
+	"errors"
+	"sync"
+	"time"
+)
+
+// Sink receives the steps of a trace, one at a time and in order, never
+// concurrently. Close is called once, after the last step.
+type Sink interface {
+	Step(Step) error
+	Close() error
+}
+
+// Options configure a Tracer; only Sinks is needed.
+type Options struct {
+	Sinks []Sink
+	// Clock stamps steps; default time.Now. A fixed clock gives every step
+	// the time 0, which keeps golden files stable.
+	Clock func() time.Time
+}
+
+// maxPending bounds the steps one watch may hold back while waiting for the
+// reflector (see Tracer): past it the oldest are told at once, out of order
+// rather than without bound.
+const maxPending = 4096
+
+// Tracer turns what a client does into an ordered trace of Steps and hands
+// them to its sinks. It is fed from four places: its Transport (requests,
+// responses, body reads, watch events found in the bodies), its HTTP/2 tap
+// (frames), the reflector's Observe hook (decisions) and the store wrapper
+// made by Store and the push hook Push (what is applied, what is pushed).
+//
+// Order. A watch body is read on its watcher's goroutine, ahead of the
+// reflector, and how far ahead is a matter of timing. So that a trace tells
+// the run in the order the client acts on it, and the same run always reads
+// the same way, the reads and events of a watch are held back until the
+// reflector applies each event: the event is told, with the reads that
+// brought it, just before the store takes it. What is left (the reads after
+// the last event, the end of the body) is told when the reflector moves on
+// from the watch. HTTP/2 frames are told as they come.
+//
+// All methods are safe for concurrent use. After Close, steps are dropped.
+type Tracer struct {
+	mu     sync.Mutex
+	clock  func() time.Time
+	start  time.Time
+	sinks  []Sink
+	err    error // the first sink failure; that sink gets nothing more
+	failed []bool
+	closed bool
+
+	nextReq int
+	// held are the watches whose steps are held back, oldest first; cur is
+	// the one the reflector is applying events from.
+	held []*reqState
+	cur  *reqState
+
+	listing bool   // the last decision was a list page, not yet replaced
+	rv      string // the last resourceVersion told
+	pushed  map[string]string
+	conns   int
+	counts  Stop
+}
+
+// New returns a Tracer writing to opts.Sinks. The caller must Close it.
+func New(opts Options) *Tracer {
+	clock := opts.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Tracer{clock: clock, start: clock(), sinks: opts.Sinks, failed: make([]bool, len(opts.Sinks))}
+}
+
+// Begin tells which server is traced and what is watched; call it first.
+func (t *Tracer) Begin(server, watching string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.emitLocked(Step{Kind: KindStart, Start: &Start{Server: server, Watching: watching}})
+}
+
+// Close tells whatever is still held back and a summary, closes the sinks
+// (an HTML sink writes its page now) and returns the first sink failure.
+func (t *Tracer) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return t.err
+	}
+	t.moveOnLocked()
+	st := t.counts
+	st.Duration = t.sinceLocked()
+	t.emitLocked(Step{Kind: KindStop, Stop: &st})
+	t.closed = true
+	for i, s := range t.sinks {
+		if err := s.Close(); err != nil && !t.failed[i] {
+			t.err = errors.Join(t.err, err)
+		}
+	}
+	return t.err
+}
+
+// Err is the first sink failure so far.
+func (t *Tracer) Err() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+func (t *Tracer) sinceLocked() time.Duration { return t.clock().Sub(t.start) }
+
+// emitLocked stamps s with the time now and tells it.
+func (t *Tracer) emitLocked(s Step) {
+	s.At = t.sinceLocked()
+	t.tellLocked(s)
+}
+
+// tellLocked hands s, already stamped, to every sink that has not failed.
+func (t *Tracer) tellLocked(s Step) {
+	if t.closed {
+		return
+	}
+	t.count(s)
+	for i, sink := range t.sinks {
+		if t.failed[i] {
+			continue
+		}
+		if err := sink.Step(s); err != nil {
+			t.failed[i] = true
+			t.err = errors.Join(t.err, err)
+		}
+	}
+}
+
+func (t *Tracer) count(s Step) {
+	switch s.Kind {
+	case KindRequest:
+		t.counts.Requests++
+	case KindEvent:
+		t.counts.Events++
+	case KindPush:
+		t.counts.Pushes++
+	case KindDecision:
+		switch s.Decision.Step {
+		case "relist":
+			t.counts.Relists++
+		case "backoff":
+			t.counts.Backoffs++
+		}
+	}
+}
+
+// holdLocked tells s now, or keeps it for later when its request is held.
+func (t *Tracer) holdLocked(r *reqState, s Step) {
+	s.At = t.sinceLocked()
+	if r == nil || !r.held {
+		t.tellLocked(s)
+		return
+	}
+	r.pending = append(r.pending, s)
+	if len(r.pending) > maxPending {
+		t.tellLocked(r.pending[0])
+		r.pending = r.pending[1:]
+	}
+}
+
+// applyNextLocked tells the current watch's held steps up to and including
+// its next event, and returns that event (nil if none is held). initial marks
+// it as one of a watch list's initial events.
+func (t *Tracer) applyNextLocked(initial bool) *Event {
+	r := t.cur
+	if r == nil {
+		return nil
+	}
+	for i, s := range r.pending {
+		if s.Kind != KindEvent {
+			continue
+		}
+		if initial {
+			s.Event.Initial = true
+			s.Event.Explain = explainInitial(s.Event)
+		}
+		for _, p := range r.pending[:i+1] {
+			t.tellLocked(p)
+		}
+		r.pending = r.pending[i+1:]
+		return s.Event
+	}
+	return nil
+}
+
+// moveOnLocked tells everything held back: the reflector has left every
+// watch it had (it stopped it before taking its next step), so nothing more
+// will come in front of it.
+func (t *Tracer) moveOnLocked() {
+	for _, r := range t.held {
+		for _, p := range r.pending {
+			t.tellLocked(p)
+		}
+		r.pending = nil
+		r.held = false
+	}
+	t.held = nil
+	t.cur = nil
+}

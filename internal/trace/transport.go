@@ -1,0 +1,294 @@
+package trace
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/podwatch/podwatch/rest/meta"
+)
+
+// statusBodyLimit bounds what is kept of a failed request's body, to show its
+// Status.
+const statusBodyLimit = 64 << 10
+
+// reqState is one traced request, from its sending to the end of its body.
+type reqState struct {
+	n     int
+	typ   string
+	sent  time.Time
+	last  time.Time // of the headers or the last read
+	bytes int64
+	reads int
+	ended bool
+	// closing is set once the client starts closing the body: a read failing
+	// then fails because of the close.
+	closing bool
+
+	held    bool // a watch's steps wait for the reflector
+	pending []Step
+	initial bool // a watch list whose initial events are not yet applied
+
+	events    *framer // a 2xx watch's event stream
+	lastEvent string  // the type of the last event in it
+	status    []byte  // a failed request's body, for its Status
+}
+
+type reqKey struct{}
+
+// requestNumber is the trace's number for req, 0 if it has none.
+func requestNumber(ctx context.Context) int {
+	n, _ := ctx.Value(reqKey{}).(int)
+	return n
+}
+
+// Transport wraps next so that every request, its response and each read of
+// its body are traced. It must sit where it sees requests as they are sent
+// (beneath any layer that adds credentials): it masks them. Bodies it hands
+// back must be closed as usual; closing one is traced too.
+func (t *Tracer) Transport(next http.RoundTripper) http.RoundTripper {
+	return roundTripper{t: t, next: next}
+}
+
+type roundTripper struct {
+	t    *Tracer
+	next http.RoundTripper
+}
+
+func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	t := rt.t
+	r := t.sent(req)
+	resp, err := rt.next.RoundTrip(req.WithContext(context.WithValue(req.Context(), reqKey{}, r.n)))
+	t.answered(r, resp, err)
+	if err == nil && resp.Body != nil {
+		resp.Body = &body{rc: resp.Body, t: t, r: r}
+	}
+	return resp, err
+}
+
+// sent tells a request; the reflector is done with any earlier watch.
+func (t *Tracer) sent(req *http.Request) *reqState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.moveOnLocked()
+	t.nextReq++
+	q := req.URL.Query()
+	r := &reqState{n: t.nextReq, typ: requestType(req.URL.Path, q), sent: t.clock()}
+	t.emitLocked(Step{Kind: KindRequest, Req: r.n, Request: &Request{
+		Method:  req.Method,
+		Path:    req.URL.Path,
+		Query:   maskQuery(req.URL.RawQuery, q),
+		Type:    r.typ,
+		Explain: explainRequest(r.typ),
+		Params:  explainParams(r.typ, q),
+		Headers: shownHeaders(req.Header),
+	}})
+	return r
+}
+
+func requestType(path string, q map[string][]string) string {
+	watch := len(q["watch"]) > 0 && (q["watch"][0] == "true" || q["watch"][0] == "1")
+	watch = watch || strings.Contains(path, "/watch/")
+	switch {
+	case watch && len(q["sendInitialEvents"]) > 0 && q["sendInitialEvents"][0] == "true":
+		return "watch-list"
+	case watch:
+		return "watch"
+	case strings.HasSuffix(path, "s"): // a collection: pods, nodes
+		return "list"
+	}
+	return "other"
+}
+
+// answered tells the response, and decides how its body is told: a 2xx
+// watch's reads and events are held for the reflector, anything else is told
+// as it is read (on the reflector's goroutine).
+func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.clock()
+	r.last = now
+	if err != nil {
+		r.ended = true
+		t.emitLocked(Step{Kind: KindResponse, Req: r.n, Response: &Response{
+			Wait: now.Sub(r.sent), Error: oneLine(err.Error()), ContentLength: -1,
+			Explain: "no answer: the request failed before response headers arrived",
+		}})
+		return
+	}
+	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	t.emitLocked(Step{Kind: KindResponse, Req: r.n, Response: &Response{
+		Status:           resp.StatusCode,
+		StatusText:       resp.Status,
+		Proto:            resp.Proto,
+		ContentType:      resp.Header.Get("Content-Type"),
+		TransferEncoding: resp.TransferEncoding,
+		ContentLength:    resp.ContentLength,
+		RetryAfter:       resp.Header.Get("Retry-After"),
+		Wait:             now.Sub(r.sent),
+		Explain:          explainResponse(r.typ, resp),
+	}})
+	switch {
+	case ok && (r.typ == "watch" || r.typ == "watch-list"):
+		r.held = true
+		r.initial = r.typ == "watch-list"
+		r.events = &framer{}
+		t.held = append(t.held, r)
+		t.cur = r
+	case !ok:
+		r.status = []byte{}
+	}
+}
+
+// body traces the reads and the end of a response body.
+type body struct {
+	rc io.ReadCloser
+	t  *Tracer
+	r  *reqState
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	b.t.read(b.r, p[:n], err)
+	return n, err
+}
+
+func (b *body) Close() error {
+	b.t.closing(b.r)
+	err := b.rc.Close()
+	b.t.bodyClosed(b.r)
+	return err
+}
+
+func (t *Tracer) read(r *reqState, data []byte, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r.ended {
+		return // a read after the body ended or was closed says nothing more
+	}
+	now := t.clock()
+	if len(data) > 0 {
+		t.holdLocked(r, Step{Kind: KindRead, Req: r.n, Read: &Read{Bytes: len(data), Offset: r.bytes, Since: now.Sub(r.last)}})
+		r.last = now
+		if r.events != nil {
+			r.events.feed(data, r.bytes, func(e *Event) {
+				r.lastEvent = e.Type
+				t.holdLocked(r, Step{Kind: KindEvent, Req: r.n, Event: e})
+			})
+		}
+		if r.status != nil && len(r.status) < statusBodyLimit {
+			r.status = append(r.status, data[:min(len(data), statusBodyLimit-len(r.status))]...)
+		}
+		r.bytes += int64(len(data))
+		r.reads++
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, io.EOF):
+		t.endLocked(r, "eof", "")
+	case r.closing:
+		t.endLocked(r, "closed", "")
+	case errors.Is(err, context.Canceled):
+		t.endLocked(r, "closed", "context canceled")
+	default:
+		t.endLocked(r, "error", err.Error())
+	}
+}
+
+func (t *Tracer) closing(r *reqState) {
+	t.mu.Lock()
+	r.closing = true
+	t.mu.Unlock()
+}
+
+func (t *Tracer) bodyClosed(r *reqState) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !r.ended {
+		t.endLocked(r, "closed", "")
+	}
+}
+
+func (t *Tracer) endLocked(r *reqState, how, msg string) {
+	r.ended = true
+	e := &BodyEnd{How: how, Error: oneLine(msg), Bytes: r.bytes, Reads: r.reads, Duration: t.clock().Sub(r.sent)}
+	if r.status != nil {
+		if st, err := meta.ParseStatus(r.status); err == nil {
+			e.Status = &Status{Code: st.Code, Reason: string(st.Reason), Message: oneLine(st.Message)}
+		}
+	}
+	if r.events != nil {
+		if tail := r.events.leftover(); tail > 0 {
+			e.Error = strings.TrimPrefix(e.Error+"; ", "; ") + itoa(tail) + " bytes after the last whole event"
+		}
+	}
+	e.Explain = explainEnd(r.typ, e, r.lastEvent)
+	t.holdLocked(r, Step{Kind: KindBodyEnd, Req: r.n, BodyEnd: e})
+}
+
+// Headers with credentials: of Authorization only the scheme is shown (it
+// tells a bearer token from basic auth); cookies are hidden whole.
+var (
+	authHeaders   = map[string]bool{"Authorization": true, "Proxy-Authorization": true}
+	cookieHeaders = map[string]bool{"Cookie": true, "Set-Cookie": true}
+	// shown are the request headers a trace shows: what changes the answer.
+	// The User-Agent is left out: it differs from build to build.
+	shown = map[string]bool{"Accept": true, "Authorization": true, "Content-Type": true,
+		"Impersonate-User": true, "Impersonate-Group": true, "Impersonate-Uid": true}
+)
+
+// MaskHeader returns the value of header name as a trace may print it.
+func MaskHeader(name, value string) string {
+	name = http.CanonicalHeaderKey(name)
+	switch {
+	case authHeaders[name]:
+		if scheme, _, ok := strings.Cut(value, " "); ok {
+			return scheme + " <masked>"
+		}
+		return "<masked>"
+	case cookieHeaders[name]:
+		return "<masked>"
+	}
+	return value
+}
+
+func shownHeaders(h http.Header) []Header {
+	var out []Header
+	for name, vals := range h {
+		if !shown[http.CanonicalHeaderKey(name)] {
+			continue
+		}
+		for _, v := range vals {
+			out = append(out, Header{Name: name, Value: MaskHeader(name, v)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// secretParams are query parameters that could carry a credential. The
+// apiserver takes none, but a URL from a user might.
+var secretParams = map[string]bool{"access_token": true, "token": true, "password": true}
+
+func maskQuery(raw string, q map[string][]string) string {
+	for name := range q {
+		if secretParams[strings.ToLower(name)] {
+			parts := strings.Split(raw, "&")
+			for i, p := range parts {
+				k, _, _ := strings.Cut(p, "=")
+				if secretParams[strings.ToLower(k)] {
+					parts[i] = k + "=<masked>"
+				}
+			}
+			return strings.Join(parts, "&")
+		}
+	}
+	return raw
+}
+
+// oneLine keeps a message on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
