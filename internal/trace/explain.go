@@ -161,22 +161,19 @@ func explainResponse(typ string, resp *http.Response) string {
 	return framing
 }
 
-func explainEnd(typ string, e *BodyEnd, lastEvent string) string {
+func explainEnd(typ string, e *BodyEnd) string {
 	switch e.How {
 	case "eof":
 		switch {
 		case e.Status != nil || (typ != "watch" && typ != "watch-list"):
-		case lastEvent == "ERROR":
-			return "the server closed the watch after its ERROR event"
 		default:
 			return "the server ended the watch (its timeoutSeconds ran out, or it is going away)"
 		}
 		return "the whole body arrived"
 	case "closed":
-		if e.Error != "" {
-			return "the client gave the request up: its context ended"
-		}
-		return "the client closed the body before the server ended it"
+		return "the client closed the body, or gave the request up, before the server ended it"
+	case "error-event":
+		return "the ERROR event ends the watch: the server closes it after one, and the client reads no further"
 	}
 	return "the body broke off: a read failed"
 }

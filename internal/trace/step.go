@@ -171,8 +171,9 @@ type Status struct {
 
 // BodyEnd is how a response body ended.
 type BodyEnd struct {
-	// How is "eof" (the server ended it), "closed" (the client closed it
-	// first) or "error" (a read failed).
+	// How is "eof" (the server ended it), "closed" (the client closed it,
+	// or ended the request's context, first), "error-event" (a watch's ERROR
+	// event, after which nothing more is read) or "error" (a read failed).
 	How      string        `json:"how"`
 	Error    string        `json:"error,omitempty"`
 	Bytes    int64         `json:"bytes"`

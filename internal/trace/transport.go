@@ -187,13 +187,18 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 		r.reads++
 	}
 	switch {
+	case r.lastEvent == "ERROR":
+		// The watch is over whatever comes next: the server closes it, and
+		// the client stops reading. Whichever of the two happens first is a
+		// matter of timing, so neither is told.
+		t.endLocked(r, "error-event", "")
 	case err == nil:
 	case errors.Is(err, io.EOF):
 		t.endLocked(r, "eof", "")
-	case r.closing:
+	case r.closing || errors.Is(err, context.Canceled):
+		// Closing the body, or ending the request's context, fails the read
+		// in progress; which comes first is timing too.
 		t.endLocked(r, "closed", "")
-	case errors.Is(err, context.Canceled):
-		t.endLocked(r, "closed", "context canceled")
 	default:
 		t.endLocked(r, "error", err.Error())
 	}
@@ -226,7 +231,7 @@ func (t *Tracer) endLocked(r *reqState, how, msg string) {
 			e.Error = strings.TrimPrefix(e.Error+"; ", "; ") + itoa(tail) + " bytes after the last whole event"
 		}
 	}
-	e.Explain = explainEnd(r.typ, e, r.lastEvent)
+	e.Explain = explainEnd(r.typ, e)
 	t.holdLocked(r, Step{Kind: KindBodyEnd, Req: r.n, BodyEnd: e})
 }
 

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/podwatch/podwatch/internal/fixture"
+)
+
+// TestTraceHTML replays the lifecycle fixture (a 410 and a relist) with both
+// a JSON trace and the HTML page, and checks the page: it parses as HTML,
+// its SVG holds one mark per request, event and push of the run (as the
+// JSON trace of the same run counts them, and as the recording has them),
+// and nothing in it points outside the page.
+func TestTraceHTML(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "trace.html")
+	trace, _ := replayTrace(t, "lifecycle", "--trace-format", "json", "--trace-html", page)
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatalf("read the page: %v", err)
+	}
+	doc, err := html.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("the page does not parse as HTML: %v", err)
+	}
+	svgs := findAll(doc, func(n *html.Node) bool { return n.Type == html.ElementNode && n.Data == "svg" })
+	if len(svgs) != 1 {
+		t.Fatalf("the page has %d svg elements, want 1", len(svgs))
+	}
+	marks := map[string]int{}
+	for _, n := range findAll(svgs[0], func(n *html.Node) bool { return attr(n, "data-kind") != "" }) {
+		marks[attr(n, "data-kind")]++
+		if findAll(n, func(c *html.Node) bool { return c.Type == html.ElementNode && c.Data == "title" }) == nil {
+			t.Errorf("a %s mark has no title to show on hover", attr(n, "data-kind"))
+		}
+	}
+	steps := map[string]int{}
+	for _, s := range parseJSONTrace(t, trace) {
+		steps[s.Kind]++
+	}
+	rec, err := fixture.Load(fixturePath("lifecycle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := recordedCounts(t, rec)
+	for _, kind := range []string{"request", "event", "push"} {
+		if marks[kind] != steps[kind] {
+			t.Errorf("%s marks: %d in the SVG, %d in the trace", kind, marks[kind], steps[kind])
+		}
+		// The replay may end with one more request, cut short (see stableTrace).
+		if got, want := steps[kind], recorded[kind]; got != want && !(kind == "request" && got == want+1) {
+			t.Errorf("%s steps: %d in the trace, %d in the recording", kind, got, want)
+		}
+	}
+	if marks["backoff"] == 0 || marks["relist"] == 0 || marks["rv"] == 0 {
+		t.Errorf("backoffs, relists and resourceVersions are not all marked: %v", marks)
+	}
+	checkSelfContained(t, doc)
+}
+
+// recordedCounts counts what the recording holds: its requests, the events
+// of its successful watches, and the pushes its golden file lists.
+func recordedCounts(t *testing.T, rec *fixture.Recording) map[string]int {
+	t.Helper()
+	c := map[string]int{"request": len(rec.Exchanges)}
+	for _, ex := range rec.Exchanges {
+		if ex.Request.Query.Get("watch") != "true" || ex.Response.Status != 200 {
+			continue
+		}
+		var body []byte
+		for _, ch := range ex.Response.Chunks {
+			body = append(body, ch.Data...)
+		}
+		c["event"] += strings.Count(string(body), `{"type":`)
+	}
+	pushes, err := os.ReadFile(filepath.Join(fixturePath("lifecycle"), "pushes.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(pushes), "\n") {
+		if strings.HasPrefix(line, "push ") {
+			c["push"]++
+		}
+	}
+	return c
+}
+
+// checkSelfContained fails on anything that would load from outside the
+// page: scripts, stylesheets, images, frames, fonts, links, or CSS url()
+// and @import.
+func checkSelfContained(t *testing.T, doc *html.Node) {
+	t.Helper()
+	external := map[string]bool{"script": true, "link": true, "img": true, "image": true, "iframe": true,
+		"frame": true, "object": true, "embed": true, "audio": true, "video": true, "source": true,
+		"track": true, "base": true, "use": true, "form": true, "a": true}
+	refAttrs := map[string]bool{"href": true, "src": true, "srcset": true, "action": true, "formaction": true,
+		"poster": true, "data": true, "background": true, "xlink:href": true, "manifest": true, "ping": true}
+	for _, n := range findAll(doc, func(*html.Node) bool { return true }) {
+		where := fmt.Sprintf("<%s>", n.Data)
+		if n.Type == html.ElementNode && external[n.Data] {
+			t.Errorf("the page has a %s element", where)
+		}
+		for _, a := range n.Attr {
+			key := strings.ToLower(a.Key)
+			if a.Namespace != "" {
+				key = a.Namespace + ":" + key
+			}
+			if refAttrs[key] || strings.HasPrefix(key, "xmlns") || strings.Contains(a.Val, "://") {
+				t.Errorf("%s has %s=%q, a reference", where, key, a.Val)
+			}
+			if key == "style" {
+				checkCSS(t, where, a.Val)
+			}
+		}
+		if n.Type == html.ElementNode && n.Data == "style" && n.FirstChild != nil {
+			checkCSS(t, where, n.FirstChild.Data)
+		}
+	}
+}
+
+func checkCSS(t *testing.T, where, css string) {
+	t.Helper()
+	for _, bad := range []string{"url(", "@import", "@font-face"} {
+		if strings.Contains(strings.ToLower(css), bad) {
+			t.Errorf("%s: CSS with %s", where, bad)
+		}
+	}
+}
+
+func findAll(n *html.Node, match func(*html.Node) bool) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if match(n) {
+			out = append(out, n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}

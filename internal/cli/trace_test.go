@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var bundledFixtures = []string{"lifecycle", "watch-list"}
+
+func fixturePath(name string) string { return filepath.Join("..", "..", "testdata", "fixtures", name) }
+
+// replayTrace replays a bundled fixture at full speed with the trace in a
+// file, extra flags added, and returns the trace.
+func replayTrace(t *testing.T, fixture string, extra ...string) (trace string, r result) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "trace")
+	args := append([]string{"watch", "--replay", fixturePath(fixture), "--speed", "0", "--trace-file", file}, extra...)
+	r = mustRun(t, args...)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("read the trace: %v", err)
+	}
+	return string(data), r
+}
+
+// What a trace may say differently from run to run of one replay: the port
+// the fixture is served on, and how the body bytes were cut into reads (the
+// kernel and net/http decide that). Times are the injected clock's.
+var (
+	portRE      = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+	textReadRE  = regexp.MustCompile(`(?m)^ +[0-9.]+  #\d+ read +.*\n`)
+	textReadsRE = regexp.MustCompile(` in \d+ reads?, `)
+	jsonReadRE  = regexp.MustCompile(`(?m)^\{[^\n]*"kind":"read"[^\n]*\n`)
+	jsonReadsRE = regexp.MustCompile(`"reads":\d+`)
+)
+
+// stableTrace is the part of a replay's trace that does not depend on
+// timing. It ends at the last push: what follows is how the replay was
+// stopped, and at speed 0 that is a race between the fixture server ending
+// the last watch as the recording did and the replay noticing it is over
+// (then the trace has one request more, cut short).
+func stableTrace(format, s string) string {
+	marker := "  push "
+	if format == "json" {
+		marker = `"kind":"push"`
+	}
+	if i := strings.LastIndex(s, marker); i >= 0 {
+		end := strings.IndexByte(s[i:], '\n')
+		s = s[:i+end+1]
+	}
+	s = portRE.ReplaceAllString(s, "127.0.0.1:PORT")
+	if format == "json" {
+		s = jsonReadRE.ReplaceAllString(s, "")
+		return jsonReadsRE.ReplaceAllString(s, `"reads":"N"`)
+	}
+	s = textReadRE.ReplaceAllString(s, "")
+	return textReadsRE.ReplaceAllString(s, " in N reads, ")
+}
+
+// TestTraceGolden replays each bundled fixture (lifecycle has a 410 and a
+// relist, watch-list a 503, a 410 and a relist as a watch list) and compares
+// the trace, text and JSON, with the golden files. Read steps are compared
+// apart, by checkReads: their number depends on timing, not on podwatch.
+func TestTraceGolden(t *testing.T) {
+	for _, fx := range bundledFixtures {
+		for _, format := range []string{"text", "json"} {
+			t.Run(fx+"/"+format, func(t *testing.T) {
+				t.Parallel()
+				got, r := replayTrace(t, fx, "--trace-format", format)
+				if r.stdout == "" {
+					t.Fatalf("no pod updates on stdout beside the trace")
+				}
+				if format == "json" {
+					checkReads(t, got)
+				}
+				want := "  trace         end after "
+				if format == "json" {
+					want = `"kind":"stop"`
+				}
+				if last := traceTail(got); !strings.Contains(last, want) {
+					t.Fatalf("the trace does not end with its summary: %q", last)
+				}
+				checkGolden(t, "trace-"+fx+"."+format+".golden", stableTrace(format, got))
+			})
+		}
+	}
+}
+
+// jsonStep is what the tests read back of a JSON trace line.
+type jsonStep struct {
+	Kind string `json:"kind"`
+	Req  int    `json:"req"`
+	Read *struct {
+		Bytes  int64 `json:"bytes"`
+		Offset int64 `json:"offset"`
+	} `json:"read"`
+	BodyEnd *struct {
+		Bytes int64 `json:"bytes"`
+		Reads int   `json:"reads"`
+	} `json:"body-end"`
+}
+
+func parseJSONTrace(t *testing.T, trace string) []jsonStep {
+	t.Helper()
+	var steps []jsonStep
+	for i, line := range strings.Split(strings.TrimSuffix(trace, "\n"), "\n") {
+		var s jsonStep
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatalf("trace line %d is not JSON: %v\n%s", i+1, err, line)
+		}
+		steps = append(steps, s)
+	}
+	return steps
+}
+
+// checkReads checks each body's reads: contiguous from offset 0, adding up
+// to the bytes its end reports, and as many as it counts.
+func checkReads(t *testing.T, trace string) {
+	t.Helper()
+	next := map[int]int64{}
+	reads := map[int]int{}
+	ends := 0
+	for _, s := range parseJSONTrace(t, trace) {
+		switch {
+		case s.Read != nil:
+			if s.Read.Offset != next[s.Req] {
+				t.Fatalf("request %d: a read at offset %d, want %d", s.Req, s.Read.Offset, next[s.Req])
+			}
+			next[s.Req] += s.Read.Bytes
+			reads[s.Req]++
+		case s.BodyEnd != nil:
+			ends++
+			if s.BodyEnd.Bytes != next[s.Req] || s.BodyEnd.Reads != reads[s.Req] {
+				t.Fatalf("request %d: the body ended after %d bytes in %d reads; the reads told add up to %d bytes in %d",
+					s.Req, s.BodyEnd.Bytes, s.BodyEnd.Reads, next[s.Req], reads[s.Req])
+			}
+		}
+	}
+	if ends == 0 {
+		t.Fatalf("no body ended in the trace")
+	}
+}
+
+func traceTail(s string) string {
+	s = strings.TrimSuffix(s, "\n")
+	return s[strings.LastIndexByte(s, '\n')+1:]
+}
+
+// TestTraceFlags checks the trace flags' refusals and that --help documents
+// the JSON schema.
+func TestTraceFlags(t *testing.T) {
+	isolate(t)
+	missing := filepath.Join(t.TempDir(), "no-such-dir", "trace")
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"unknown format", []string{"--trace", "--trace-format", "xml"}, exitUsage, `--trace-format "xml": want text or json`},
+		{"format without a trace", []string{"--trace-format", "json"}, exitUsage, "--trace-format applies to --trace or --trace-file"},
+		{"html only takes no format", []string{"--trace-html", "x.html", "--trace-format", "json"}, exitUsage, "--trace-format applies to --trace or --trace-file"},
+		{"one file for both", []string{"--trace-file", "same", "--trace-html", "same"}, exitUsage, "--trace-file and --trace-html name the same file"},
+		{"a file that cannot be made", []string{"--trace-file", missing}, exitError, "trace: open " + missing},
+		{"a page that cannot be made", []string{"--trace-html", missing}, exitError, "trace: open " + missing},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, append([]string{"watch", "--replay", fixturePath("lifecycle"), "--speed", "0"}, tt.args...)...)
+			if r.code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, tt.wantCode, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tt.wantErr) {
+				t.Fatalf("stderr %q, want it to contain %q", r.stderr, tt.wantErr)
+			}
+		})
+	}
+	r := mustRun(t, "watch", "--help")
+	for _, want := range []string{"--trace\n", "--trace-file file", "--trace-format format", "--trace-html file",
+		`{"at_ms":N,"kind":K,"req":N,K:{...}}`, "docs/TRACE.md"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("watch --help does not say %q:\n%s", want, r.stdout)
+		}
+	}
+}

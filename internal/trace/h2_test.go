@@ -1,0 +1,141 @@
+package trace
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/http2"
+
+	"github.com/podwatch/podwatch/rest"
+)
+
+// clientFrames is what a client writes: the preface, then frames.
+func clientFrames(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString(http2.ClientPreface)
+	fr := http2.NewFramer(&b, nil)
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 4 << 20}))
+	must(fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: []byte("secret-hpack"), EndStream: true, EndHeaders: true}))
+	must(fr.WriteData(1, false, []byte(strings.Repeat("x", 100))))
+	must(fr.WriteData(1, true, nil))
+	must(fr.WriteWindowUpdate(0, 1000))
+	must(fr.WritePing(true, [8]byte{1, 2, 3, 4, 5, 6, 7, 8}))
+	must(fr.WriteRSTStream(3, http2.ErrCodeCancel))
+	must(fr.WriteGoAway(5, http2.ErrCodeNo, []byte("bye\x1b[2J")))
+	return b.Bytes()
+}
+
+var wantFrames = []Frame{
+	{Type: "SETTINGS", Length: 6, Detail: "INITIAL_WINDOW_SIZE=4194304"},
+	{Type: "HEADERS", Stream: 1, Length: 12, Flags: "END_STREAM|END_HEADERS", Detail: "the request's header block, 12 bytes of HPACK, not decoded: it holds the Authorization header"},
+	{Type: "DATA", Stream: 1, Length: 100},
+	{Type: "DATA", Stream: 1, Flags: "END_STREAM"},
+	{Type: "WINDOW_UPDATE", Length: 4, Detail: "increment=1000"},
+	{Type: "PING", Length: 8, Flags: "ACK", Detail: "data=0102030405060708"},
+	{Type: "RST_STREAM", Stream: 3, Length: 4, Detail: "code=CANCEL"},
+	{Type: "GOAWAY", Length: 15, Detail: `last-stream=5 code=NO_ERROR debug="bye\x1b[2J"`},
+}
+
+// TestFrameScanner feeds a client's bytes cut at every point: the frames
+// found, told from x/net's Framer, never depend on the cut, and header
+// blocks are never shown.
+func TestFrameScanner(t *testing.T) {
+	data := clientFrames(t)
+	for cut := 0; cut <= len(data); cut++ {
+		s := frameScanner{sent: true, preface: len(http2.ClientPreface)}
+		var got []Frame
+		emit := func(f Frame) { got = append(got, f) }
+		s.feed(data[:cut], emit)
+		s.feed(data[cut:], emit)
+		if diff := cmp.Diff(wantFrames, got); diff != "" {
+			t.Fatalf("cut at %d (-want +got):\n%s", cut, diff)
+		}
+	}
+}
+
+// TestHTTP2Tap lists through a rest.Client whose transport the trace taps,
+// against an HTTP/2 server: the request goes over HTTP/2, and the frames
+// both ways are traced, the request's own ones numbered with it.
+func TestHTTP2Tap(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"kind":"PodList","metadata":{"resourceVersion":"7"},"items":[]}`)
+	}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	var out bytes.Buffer
+	tr := New(Options{Sinks: []Sink{JSON(&out)}})
+	cfg := rest.Config{Host: srv.URL, BearerToken: "t0ken-not-to-show", ConfigureTransport: tr.ConfigureHTTP2, WrapTransport: tr.Transport}
+	cfg.TLS.CAData = certPEM(srv.Certificate().Raw)
+	c, err := rest.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ { // the second request reuses the tapped connection
+		if _, err := c.Get().Resource("pods").Do(context.Background()); err != nil {
+			t.Fatalf("list %d: %v", i, err)
+		}
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		`"kind":"conn"`,
+		`"proto":"HTTP/2.0"`,
+		`"req":1,"frame":{"conn":1,"dir":"sent","type":"HEADERS","stream":1`,
+		`"req":1,"frame":{"conn":1,"dir":"recv","type":"DATA","stream":1`,
+		`"req":2,"frame":{"conn":1,"dir":"sent","type":"HEADERS","stream":3`,
+		`"frame":{"conn":1,"dir":"recv","type":"SETTINGS","stream":0`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the trace has no %s:\n%s", want, got)
+		}
+	}
+	if strings.Count(got, `"kind":"conn"`) != 1 {
+		t.Errorf("want one tapped connection for both requests:\n%s", got)
+	}
+	if strings.Contains(got, "t0ken-not-to-show") {
+		t.Fatalf("the trace holds the token:\n%s", got)
+	}
+}
+
+// TestHTTP2TapLeavesHTTP1Alone checks that a transport limited to HTTP/1.1
+// is not switched to HTTP/2 by the tap.
+func TestHTTP2TapLeavesHTTP1Alone(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) }))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	tr := New(Options{})
+	cfg := rest.Config{Host: srv.URL, DisableHTTP2: true, ConfigureTransport: tr.ConfigureHTTP2}
+	cfg.TLS.CAData = certPEM(srv.Certificate().Raw)
+	c, err := rest.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Get().Resource("pods").Do(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "HTTP/1.1" {
+		t.Fatalf("got %s, want HTTP/1.1", b)
+	}
+}
+
