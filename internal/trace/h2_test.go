@@ -138,4 +138,3 @@ func TestHTTP2TapLeavesHTTP1Alone(t *testing.T) {
 		t.Fatalf("got %s, want HTTP/1.1", b)
 	}
 }
-
