@@ -5,7 +5,7 @@ PKGS := ./...
 
 -include mk/*.mk
 
-.PHONY: all build test unit lint fuzz bench run fixtures clean
+.PHONY: all build test unit lint fuzz bench bench-go run fixtures clean
 
 all: lint test
 
@@ -67,7 +67,15 @@ fixtures: cluster-bins
 	$(GO) run ./internal/fixture/cmd/record-fixtures -out testdata/fixtures
 	$(GO) test ./internal/fixture -run TestBundledFixturesReplay -update
 
+# podwatch and client-go v0.37.2 side by side on the same synthetic apiserver and
+# stream (docs/BENCH.md): one table with the ratios. A few minutes on 2 cores.
 bench:
+	$(GO) build -o bin/podwatch ./cmd/podwatch
+	cd internal/benchcmp && $(GO) build -o ../../bin/clientgo-bench .
+	$(GO) run ./internal/benchrun
+
+# The Go benchmarks of every package, allocations reported.
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 clean:

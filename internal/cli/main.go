@@ -99,6 +99,7 @@ Usage:
   podwatch watch  --replay FIXTURE        the same against a recorded fixture
   podwatch record --out DIR [watch flags] watch and save the HTTP exchanges as a fixture
   podwatch serve  FIXTURE [--addr ADDR]   serve a recorded fixture as a fake apiserver
+  podwatch bench  sync|decode|serve|stream  benchmarks (docs/BENCH.md)
   podwatch version                        print the version
 
 Run 'podwatch COMMAND --help' for a command's flags.
@@ -118,6 +119,8 @@ func (e Env) dispatch(ctx context.Context, args []string) error {
 		return e.serveCmd(ctx, rest)
 	case "version":
 		return e.versionCmd(rest)
+	case "bench":
+		return e.benchCmd(ctx, rest)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && rest[0] != "help" {
 			return e.dispatch(ctx, []string{rest[0], "--help"})

@@ -1,0 +1,113 @@
+package benchserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"testing"
+
+	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/watch"
+)
+
+func newServer(t *testing.T, n, m int) (*Server, *rest.Client) {
+	t.Helper()
+	tmpl, err := os.ReadFile("../../testdata/pod.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := NewPods(tmpl, n, "node-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Pods: pods, M: m}
+	hs := httptest.NewServer(s)
+	t.Cleanup(hs.Close)
+	c, err := rest.NewClient(rest.Config{Host: hs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c
+}
+
+func pods(c *rest.Client) *rest.Request {
+	return c.Get().Resource("pods").FieldSelector("spec.nodeName=node-1")
+}
+
+// The copies are real pods, each its own, bound to the node, listed page by
+// page.
+func TestListPages(t *testing.T) {
+	_, c := newServer(t, 7, 0)
+	seen := map[string]bool{}
+	cont := ""
+	for page := 0; ; page++ {
+		resp, err := pods(c).Limit(3).Continue(cont).Stream(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := rest.DecodeList(resp.Body, api.DecodePod, rest.ListLimits{})
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("page %d: %v", page, err)
+		}
+		if list.Metadata.ResourceVersion != "7" {
+			t.Fatalf("list resourceVersion %q, want 7", list.Metadata.ResourceVersion)
+		}
+		for _, p := range list.Items {
+			if p.Spec.NodeName != "node-1" || seen[p.Metadata.Name] || seen[p.Metadata.UID] {
+				t.Fatalf("pod %s uid %s node %s: not a fresh copy on node-1", p.Metadata.Name, p.Metadata.UID, p.Spec.NodeName)
+			}
+			seen[p.Metadata.Name], seen[p.Metadata.UID] = true, true
+		}
+		if cont = list.Metadata.Continue; cont == "" {
+			break
+		}
+	}
+	if len(seen) != 14 {
+		t.Fatalf("listed %d pods, want 7", len(seen)/2)
+	}
+}
+
+// A watch list sends the copies, the initial-events-end bookmark, then the
+// events, each a newer resourceVersion.
+func TestWatchList(t *testing.T) {
+	s, c := newServer(t, 5, 12)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp, err := pods(c).Watch(true).SendInitialEvents(true).ResourceVersionMatch("NotOlderThan").
+		AllowWatchBookmarks(true).TimeoutSeconds(1).Stream(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	d := watch.NewDecoder(resp.Body, api.DecodePod, watch.DecoderOptions{})
+	var got []string
+	for {
+		ev, err := d.Decode()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s@%s", ev.Type, ev.Object.Metadata.ResourceVersion))
+	}
+	if len(got) != 5+1+12 || got[0] != "ADDED@1" || got[5] != "BOOKMARK@5" || got[6] != "MODIFIED@6" || got[17] != "MODIFIED@17" {
+		t.Fatalf("events %v: want 5 ADDED, the bookmark at 5, MODIFIED 6..17", got)
+	}
+	if s.LastRV() != 17 {
+		t.Fatalf("LastRV %d, want 17", s.LastRV())
+	}
+}
+
+func TestBadTemplate(t *testing.T) {
+	for _, tmpl := range []string{`{`, `{"metadata":1}`, `{"metadata":{}}`} {
+		if _, err := NewPods([]byte(tmpl), 1, "n"); err == nil {
+			t.Fatalf("template %s accepted", tmpl)
+		}
+	}
+}
