@@ -76,6 +76,9 @@ func TestTraceGolden(t *testing.T) {
 				}
 				if format == "json" {
 					checkReads(t, got)
+				} else {
+					// The pod updates beside the trace; docs/PROTOCOL.md quotes them.
+					checkGolden(t, "trace-"+fx+".stdout.golden", r.stdout)
 				}
 				want := "  trace         end after "
 				if format == "json" {
