@@ -54,12 +54,16 @@ converge:
 	  grep -vE '^ *(=== (RUN|PAUSE|CONT|NAME)|--- PASS)' $$out; rm -f $$out; exit $$rc
 
 # The demo: the bundled fixture recorded from a real apiserver, replayed through
-# podwatch with its requests and reflector steps on stderr and the pod updates on
-# stdout. No cluster needed. FIXTURE=watch-list shows the streaming watch list.
+# podwatch with its protocol trace on stderr (each request with its parameters
+# explained, each response, event, reflector decision and push) and the pod
+# updates on stdout. No cluster needed. FIXTURE=watch-list shows the streaming
+# watch list; TRACE sets the trace flags, e.g. TRACE="--trace --http2" adds the
+# HTTP/2 frames, TRACE="--trace-html run.html" draws the run instead.
 FIXTURE ?= lifecycle
 SPEED ?= 1
+TRACE ?= --trace
 run:
-	$(GO) run ./cmd/podwatch watch --replay testdata/fixtures/$(FIXTURE) --speed $(SPEED) -v 6
+	$(GO) run ./cmd/podwatch watch --replay testdata/fixtures/$(FIXTURE) --speed $(SPEED) $(TRACE)
 
 # Re-record the bundled fixtures from a real kube-apiserver and etcd, then refresh
 # the goldens that replay them.

@@ -142,7 +142,7 @@ func requestText(req string, r *Request) (string, string, string, []string) {
 
 func responseText(req string, r *Response) (string, string, string, []string) {
 	if r.Error != "" {
-		return req + "<-", red, "failed after " + dur(r.Wait) + ": " + r.Error, nil
+		return req + "<-", red, "failed after " + dur(r.Wait) + ": " + r.Error, []string{r.Explain}
 	}
 	col := green
 	if r.Status < 200 || r.Status > 299 {

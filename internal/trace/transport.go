@@ -114,9 +114,12 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 	r.last = now
 	if err != nil {
 		r.ended = true
+		explain := "no answer: the request failed before response headers arrived"
+		if errors.Is(err, context.Canceled) {
+			explain = "no answer: the client gave the request up (its context ended) first"
+		}
 		t.emitLocked(Step{Kind: KindResponse, Req: r.n, Response: &Response{
-			Wait: now.Sub(r.sent), Error: oneLine(err.Error()), ContentLength: -1,
-			Explain: "no answer: the request failed before response headers arrived",
+			Wait: now.Sub(r.sent), Error: oneLine(err.Error()), ContentLength: -1, Explain: explain,
 		}})
 		return
 	}
