@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
@@ -87,8 +89,16 @@ func (e Env) benchSync(ctx context.Context, args []string) error {
 	untilRV := c.fs.String("until-rv", "", "exit once a push reflects this `resourceVersion` or a later one")
 	watchList := c.fs.Bool("watch-list", true, "get the initial state as a streaming watch list (false: a paginated list)")
 	chunk := c.fs.Int64("chunk-size", 500, "list page size (0: one page)")
+	profile := c.fs.String("cpuprofile", "", "write a CPU profile of the run to this `file`")
 	if _, err := c.parse(e.Stdout, args); err != nil {
 		return err
+	}
+	if *profile != "" {
+		stop, err := startCPUProfile(*profile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if _, err := meta.CompareResourceVersions(*untilRV, *untilRV); err != nil || *untilRV == "" {
 		return usagef(c.name, "--until-rv %q: want a resourceVersion", *untilRV)
@@ -134,4 +144,17 @@ func (e Env) benchSync(ctx context.Context, args []string) error {
 	mallocs, mb := memFigures()
 	return printJSON(e.Stdout, syncResult{Pushes: pushes.Load(), SyncS: time.Duration(synced.Load()).Seconds(),
 		TotalS: total.Seconds(), Mallocs: mallocs, TotalAllocMB: mb})
+}
+
+// startCPUProfile profiles the process into path until the returned stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
