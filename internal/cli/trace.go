@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/trace"
 )
 
 // Verbosity levels of the HTTP trace, as kubectl's -v.
@@ -30,9 +32,10 @@ func traceLayer(log *logger) layer {
 	return func(next http.RoundTripper) http.RoundTripper { return &traceTransport{next: next, log: log} }
 }
 
-// traceTransport logs each request and its answer. It sits beneath the
-// kubeconfig's credential layer, so it sees the Authorization header that is
-// finally sent, and masks it.
+// traceTransport logs each request and its answer (-v 6 to 8; --trace is
+// internal/trace). It sits beneath the kubeconfig's credential layer, so it
+// sees the Authorization header that is finally sent, and masks it as the
+// trace does.
 type traceTransport struct {
 	next http.RoundTripper
 	log  *logger
@@ -76,27 +79,6 @@ func (t *traceTransport) logRequestBody(req *http.Request) {
 	t.log.printf("Request Body: %s", cutBody(data))
 }
 
-// Headers that carry credentials. Of an Authorization value only the scheme
-// is shown (it tells a token from basic auth); cookies are hidden whole.
-var (
-	authHeaders   = map[string]bool{"Authorization": true, "Proxy-Authorization": true}
-	cookieHeaders = map[string]bool{"Cookie": true, "Set-Cookie": true}
-)
-
-func maskHeader(name, value string) string {
-	name = http.CanonicalHeaderKey(name)
-	switch {
-	case authHeaders[name]:
-		if scheme, _, ok := strings.Cut(value, " "); ok {
-			return scheme + " <masked>"
-		}
-		return "<masked>"
-	case cookieHeaders[name]:
-		return "<masked>"
-	}
-	return value
-}
-
 func formatHeaders(h http.Header) string {
 	names := make([]string, 0, len(h))
 	for n := range h {
@@ -106,7 +88,7 @@ func formatHeaders(h http.Header) string {
 	var b strings.Builder
 	for _, n := range names {
 		for _, v := range h[n] {
-			b.WriteString("\n    " + n + ": " + maskHeader(n, v))
+			b.WriteString("\n    " + n + ": " + trace.MaskHeader(n, v))
 		}
 	}
 	return b.String()
