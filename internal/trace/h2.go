@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/net/http2"
 )
@@ -51,8 +52,9 @@ func (e erringRoundTripper) RoundTrip(*http.Request) (*http.Response, error) { r
 // (closed, or the server said GOAWAY) it answers http2.ErrNoCachedConn,
 // which makes net/http's Transport drop it and dial anew.
 type h2Conn struct {
-	cc  *http2.ClientConn
-	tap *tapConn
+	cc   *http2.ClientConn
+	tap  *tapConn
+	used atomic.Bool // it has carried a request through
 }
 
 func (c *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -62,10 +64,22 @@ func (c *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
 	n := requestNumber(req.Context())
 	c.tap.expect(n)
 	resp, err := c.cc.RoundTrip(req)
-	if err != nil {
-		c.tap.forget(n)
+	if err == nil {
+		c.used.Store(true)
+		return resp, nil
 	}
-	return resp, err
+	c.tap.forget(n)
+	// A connection that served before and died under this request had gone
+	// stale: as x/net's own pool would, have the request tried on a new one,
+	// if it can be sent again. A new connection that fails is the answer.
+	if c.used.Load() && req.Context().Err() == nil && !c.cc.CanTakeNewRequest() && replayable(req) {
+		return nil, http2.ErrNoCachedConn
+	}
+	return nil, err
+}
+
+func replayable(req *http.Request) bool {
+	return (req.Method == http.MethodGet || req.Method == http.MethodHead) && (req.Body == nil || req.Body == http.NoBody)
 }
 
 // tapConn tells the frames that cross a TLS connection, above the TLS

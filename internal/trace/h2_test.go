@@ -91,6 +91,11 @@ func TestHTTP2Tap(t *testing.T) {
 			t.Fatalf("list %d: %v", i, err)
 		}
 	}
+	// A connection the server closes is replaced, and the new one tapped.
+	srv.CloseClientConnections()
+	if _, err := c.Get().Resource("pods").Do(context.Background()); err != nil {
+		t.Fatalf("list after the connection closed: %v", err)
+	}
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +112,11 @@ func TestHTTP2Tap(t *testing.T) {
 			t.Errorf("the trace has no %s:\n%s", want, got)
 		}
 	}
-	if strings.Count(got, `"kind":"conn"`) != 1 {
-		t.Errorf("want one tapped connection for both requests:\n%s", got)
+	if n := strings.Count(got, `"kind":"conn"`); n != 2 {
+		t.Errorf("%d tapped connections, want 2: one for the first two requests, one after the close:\n%s", n, got)
+	}
+	if !strings.Contains(got, `"req":3,"frame":{"conn":2,"dir":"sent","type":"HEADERS","stream":1`) {
+		t.Errorf("the third request did not go over a second connection:\n%s", got)
 	}
 	if strings.Contains(got, "t0ken-not-to-show") {
 		t.Fatalf("the trace holds the token:\n%s", got)
