@@ -108,11 +108,14 @@ func decisionText(d *Decision) (string, string, string, []string) {
 		head += " rv=" + d.ResourceVersion
 	}
 	var more []string
-	if d.Reason != "" {
+	switch {
+	case d.Reason != "":
 		more = append(more, "because: "+d.Reason)
-	}
-	if d.Error != "" {
-		more = append(more, "error: "+d.Error)
+		if d.Error != "" {
+			more = append(more, "error: "+d.Error)
+		}
+	case d.Error != "":
+		more = append(more, "because: "+d.Error)
 	}
 	return "reflector", col, head + ": " + d.Explain, more
 }
