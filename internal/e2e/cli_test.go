@@ -44,7 +44,9 @@ func testCommand(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	}
 	// The changes below make four watch events on node-a: ADDED, MODIFIED
 	// (labels), MODIFIED (deletionTimestamp), DELETED.
-	p := startCommand(t, ctx, bin, "watch", "--kubeconfig", kubeconfig, "--node", node, "-o", "json", "--max-events", "4")
+	traceFile := filepath.Join(dir, "trace.jsonl")
+	p := startCommand(t, ctx, bin, "watch", "--kubeconfig", kubeconfig, "--node", node, "-o", "json", "--max-events", "4",
+		"--trace-file", traceFile, "--trace-format", "json")
 
 	first := p.next(t)
 	if first.Op != "ADD" || first.Source != "api" {
@@ -99,6 +101,44 @@ func testCommand(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 		t.Errorf("lines after the last update: %q", extra)
 	}
 	t.Logf("podwatch stderr: %q", p.stderr())
+	checkRealTrace(t, traceFile, c.NodeToken)
+}
+
+// checkRealTrace reads the JSON trace of a run against the real apiserver: it
+// spoke HTTP/2 over TLS, the trace tapped its frames, it tells the watch events
+// and pushes, and the node's token appears nowhere in it.
+func checkRealTrace(t *testing.T, path, token string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read the trace: %v", err)
+	}
+	if strings.Contains(string(data), token) {
+		t.Fatalf("the trace holds the bearer token")
+	}
+	kinds := map[string]int{}
+	protos := map[string]bool{}
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var step struct {
+			Kind     string `json:"kind"`
+			Response struct {
+				Proto string `json:"proto"`
+			} `json:"response"`
+		}
+		if err := json.Unmarshal([]byte(line), &step); err != nil {
+			t.Fatalf("trace line %d is not JSON: %v: %q", i+1, err, line)
+		}
+		kinds[step.Kind]++
+		if step.Kind == "response" {
+			protos[step.Response.Proto] = true
+		}
+	}
+	if !protos["HTTP/2.0"] || kinds["frame"] == 0 {
+		t.Fatalf("trace: responses over %v, %d frames; want HTTP/2.0 with its frames tapped", protos, kinds["frame"])
+	}
+	if kinds["request"] < 1 || kinds["response"] < 1 || kinds["event"] < 4 || kinds["push"] < 5 {
+		t.Fatalf("trace steps %v: want the watch list's request and response, the 4 events and a push for each change", kinds)
+	}
 }
 
 // buildCommand builds cmd/podwatch into dir. It fails the test if the
