@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"fmt"
 
 	jsoniter "github.com/json-iterator/go"
@@ -9,12 +8,14 @@ import (
 	"github.com/podwatch/podwatch/internal/jsonx"
 )
 
-// DecodePod decodes one pod from data; it is a meta.DecodeFunc[*Pod]. data is
-// copied once and the pod's unmodelled members point into that copy, so the
-// caller may reuse data.
+// DecodePod decodes one pod from data; it is a meta.DecodeFunc[*Pod]. The pod
+// keeps nothing of data, so the caller may reuse it: unmodelled members are
+// copied by jsonx.Extra.Keep, the large ones shared with equal members of other
+// pods (replicas of one template, or the previous version of the same pod), so
+// a store of similar pods does not hold the same bytes once per pod.
 func DecodePod(data []byte) (*Pod, error) {
 	var r jsonx.Reader
-	r.Reset(bytes.Clone(data))
+	r.Reset(data)
 	p := &Pod{}
 	p.ReadJSON(&r)
 	if r.Err() == nil && !r.AtEnd() {

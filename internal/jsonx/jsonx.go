@@ -20,13 +20,33 @@ type Field struct {
 // input and output then finds them equal.
 type Extra []Field
 
-// Keep captures the next value under name. The value aliases the reader's input,
-// so that input must outlive e and never be modified.
+// Keep captures the next value under name. The value is a copy, so the reader's
+// input may be reused once decoding is done: a value of ShareMin bytes or more
+// is shared with equal values kept elsewhere (see Share), a smaller one goes to
+// an arena the values kept from one input share. Kept values are read-only.
 func (e *Extra) Keep(r *Reader, name []byte) {
 	v := r.Raw()
 	if r.Err() == nil {
-		*e = append(*e, Field{Name: Intern(name), Value: v})
+		*e = append(*e, Field{Name: Intern(name), Value: r.hold(v)})
 	}
+}
+
+// arenaChunk is the size of the arena's first chunk; a pod's small unmodelled
+// values take a few hundred bytes.
+const arenaChunk = 512
+
+// hold copies a small v into r's arena and shares a large one. A full chunk is
+// left as it is, for the values in it, and a new one begun.
+func (r *Reader) hold(v []byte) []byte {
+	if len(v) >= ShareMin {
+		return Share(v)
+	}
+	if cap(r.arena)-len(r.arena) < len(v) {
+		r.arena = make([]byte, 0, max(arenaChunk, 2*cap(r.arena), len(v)))
+	}
+	start := len(r.arena)
+	r.arena = append(r.arena, v...)
+	return r.arena[start:len(r.arena):len(r.arena)]
 }
 
 // Get returns the raw value kept under name, or nil.

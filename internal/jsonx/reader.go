@@ -34,6 +34,9 @@ type Reader struct {
 	scratch []byte
 	// stack holds the open brackets of a value being skipped.
 	stack []byte
+	// arena holds the small values Keep copied since the last Reset. It is
+	// never reused: the objects decoded before a Reset still point into it.
+	arena []byte
 }
 
 // NewReader reads data.
