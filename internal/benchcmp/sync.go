@@ -55,6 +55,7 @@ func runSync(ctx context.Context, args []string) error {
 	node := fs.String("node", "node-1", "node")
 	untilRV := fs.String("until-rv", "", "stop once a push reflects this resourceVersion")
 	watchList := fs.Bool("watch-list", true, "streaming watch list (false: paginated list)")
+	chunk := fs.Int64("chunk-size", 500, "list page size, as podwatch bench sync's")
 	fs.Parse(args)
 	until, err := strconv.ParseInt(*untilRV, 10, 64)
 	if err != nil || *server == "" {
@@ -88,6 +89,7 @@ func runSync(ctx context.Context, args []string) error {
 	}
 	lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "pods", metav1.NamespaceAll, fields.OneTermEqualSelector("spec.nodeName", *node))
 	r := cache.NewReflector(lw, &corev1.Pod{}, store, 0)
+	r.WatchListPageSize = *chunk
 	done := make(chan struct{})
 	go func() { defer close(done); r.RunWithContext(ctx) }()
 	select {

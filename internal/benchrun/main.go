@@ -64,8 +64,9 @@ type server struct {
 
 var served = regexp.MustCompile(`last resourceVersion (\d+)\) on (http://\S+)`)
 
-func startServer(n, m int) (*server, error) {
-	cmd := exec.Command(*podwatch, "bench", "serve", "--pod", *pod, "--pods", strconv.Itoa(n), "--events", strconv.Itoa(m))
+func startServer(n, m int, vary bool) (*server, error) {
+	cmd := exec.Command(*podwatch, "bench", "serve", "--pod", *pod, "--pods", strconv.Itoa(n), "--events", strconv.Itoa(m),
+		"--vary="+strconv.FormatBool(vary))
 	errPipe, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -121,16 +122,18 @@ func main() {
 	type scenario struct {
 		n, m      int
 		watchList bool
+		vary      bool // copies that differ as replicas do, not only in name
 	}
-	scenarios := []scenario{{110, 20000, true}, {5000, 5000, true}, {5000, 5000, false}, {50000, 1000, true}}
+	scenarios := []scenario{{110, 20000, true, false}, {5000, 5000, true, false}, {5000, 5000, false, false},
+		{5000, 5000, true, true}, {50000, 1000, true, false}}
 	if *quick {
-		scenarios = []scenario{{20, 200, true}, {20, 200, false}}
+		scenarios = []scenario{{20, 200, true, false}, {20, 200, false, false}, {20, 200, true, true}}
 	}
 	fmt.Println()
 	fmt.Println("| sync | podwatch wall / CPU / peak RSS | client-go wall / CPU / peak RSS | wall | CPU | RSS |")
 	fmt.Println("| --- | --- | --- | --- | --- | --- |")
 	for _, sc := range scenarios {
-		srv, err := startServer(sc.n, sc.m)
+		srv, err := startServer(sc.n, sc.m, sc.vary)
 		check(err)
 		wl := "--watch-list=" + strconv.FormatBool(sc.watchList)
 		pw, err := measure(*podwatch, "bench", "sync", "--server", srv.url, "--node", "node-1", "--until-rv", srv.last, wl)
@@ -142,12 +145,17 @@ func main() {
 		if !sc.watchList {
 			mode = "paged list"
 		}
+		if sc.vary {
+			mode += ", copies varied as replicas"
+		}
 		fmt.Printf("| N=%d M=%d, %s | %s | %s | %.2f | %.2f | %.2f |\n", sc.n, sc.m, mode, procCell(pw), procCell(cg),
 			ratio(pw.wall, cg.wall), ratio(pw.cpu, cg.cpu), float64(pw.rssKB)/float64(cg.rssKB))
 		fmt.Printf("|   sync (to first push) | %.2fs | %.2fs | %.2f | | |\n", num(pw, "sync_s"), num(cg, "sync_s"), num(pw, "sync_s")/num(cg, "sync_s"))
 	}
 	fmt.Println()
 	fmt.Println("Ratios are podwatch / client-go: below 1 is podwatch ahead (for events/s, above 1).")
+	fmt.Println("Copies varied as replicas differ in their times, token volume, container IDs and pod IP too,")
+	fmt.Println("so only what replicas of one template really share is the same in every copy.")
 }
 
 func printDecode(pw, cg, proto proc) {

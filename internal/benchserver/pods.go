@@ -1,30 +1,43 @@
 package benchserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
+	"time"
 )
 
-// Placeholders put into the template's metadata, replaced per copy.
-const (
-	nameMark = "@@podwatch-bench-name@@"
-	uidMark  = "@@podwatch-bench-uid@@"
-	rvMark   = "@@podwatch-bench-rv@@"
-)
+// fill appends copy i's value at resourceVersion rv for one place of the
+// template.
+type fill func(buf []byte, i int, rv int64) []byte
 
 // Pods makes copies of a template pod: copy i (from 0) is named pod-NNNNN with
 // its own uid, bound to Node, and has resourceVersion i+1 until events move it.
 type Pods struct {
 	N     int
 	Node  string
-	parts [][]byte // the template cut at each placeholder
-	order []string // which placeholder follows each part
+	parts [][]byte // the template cut at each place a copy fills in
+	fills []fill   // fills[j] follows parts[j]
 }
 
+// PodsOptions tune the copies.
+type PodsOptions struct {
+	// Vary makes the copies differ also where replicas of one template
+	// really do: every timestamp, the service account token volume's name,
+	// container IDs and the pod IP. Without it a copy differs from the
+	// template only in name, uid and resourceVersion, so everything else is
+	// byte for byte the same in every copy.
+	Vary bool
+}
+
+// markFmt marks a place to fill in the template; the number indexes fills.
+const markFmt = "@@podwatch-bench-%d@@"
+
+var markRE = regexp.MustCompile(`@@podwatch-bench-(\d+)@@`)
+
 // NewPods reads the template (a pod as JSON) and prepares n copies on node.
-func NewPods(template []byte, n int, node string) (*Pods, error) {
+func NewPods(template []byte, n int, node string, opts PodsOptions) (*Pods, error) {
 	var pod map[string]any
 	if err := json.Unmarshal(template, &pod); err != nil {
 		return nil, fmt.Errorf("bench pod template: %w", err)
@@ -33,50 +46,95 @@ func NewPods(template []byte, n int, node string) (*Pods, error) {
 	if !ok {
 		return nil, fmt.Errorf("bench pod template: no metadata")
 	}
-	md["name"], md["uid"], md["resourceVersion"] = nameMark, uidMark, rvMark
-	delete(md, "generateName")
 	spec, ok := pod["spec"].(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("bench pod template: no spec")
 	}
+	var fills []fill
+	mark := func(f fill) string {
+		fills = append(fills, f)
+		return fmt.Sprintf(markFmt, len(fills)-1)
+	}
+	md["name"] = mark(func(buf []byte, i int, _ int64) []byte { return fmt.Appendf(buf, "pod-%05d", i) })
+	md["uid"] = mark(func(buf []byte, i int, _ int64) []byte {
+		return fmt.Appendf(buf, "00000000-0000-4000-8000-%012d", i)
+	})
+	md["resourceVersion"] = mark(func(buf []byte, _ int, rv int64) []byte { return strconv.AppendInt(buf, rv, 10) })
+	delete(md, "generateName")
 	spec["nodeName"] = node
 	data, err := json.Marshal(pod)
 	if err != nil {
 		return nil, fmt.Errorf("bench pod template: %w", err)
 	}
-	p := &Pods{N: n, Node: node}
-	for len(data) > 0 {
-		at, mark := -1, ""
-		for _, m := range []string{nameMark, uidMark, rvMark} {
-			if i := bytes.Index(data, []byte(m)); i >= 0 && (at < 0 || i < at) {
-				at, mark = i, m
-			}
-		}
-		if at < 0 {
-			p.parts = append(p.parts, data)
-			break
-		}
-		p.parts = append(p.parts, data[:at])
-		p.order = append(p.order, mark)
-		data = data[at+len(mark):]
+	if opts.Vary {
+		data = vary(data, mark)
 	}
-	return p, nil
+	return cut(data, n, node, fills), nil
+}
+
+// The places replicas of one template differ, as they appear in the JSON.
+var (
+	timeRE      = regexp.MustCompile(`"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"`)
+	tokenVolRE  = regexp.MustCompile(`kube-api-access-[a-z0-9]{5}`)
+	containerRE = regexp.MustCompile(`containerd://([0-9a-f]+)`)
+	podIPRE     = regexp.MustCompile(`"(podIP|ip)":"(10\.244\.[0-9.]+)"`)
+)
+
+// vary puts a mark wherever replicas differ: copy i's times are the
+// template's plus i seconds, its token volume, container IDs and pod IP its
+// own.
+func vary(data []byte, mark func(fill) string) []byte {
+	data = timeRE.ReplaceAllFunc(data, func(m []byte) []byte {
+		t, err := time.Parse(time.RFC3339, string(m[1:len(m)-1]))
+		if err != nil {
+			return m
+		}
+		return []byte(`"` + mark(func(buf []byte, i int, _ int64) []byte {
+			return t.Add(time.Duration(i)*time.Second).AppendFormat(buf, time.RFC3339)
+		}) + `"`)
+	})
+	// One name per copy, the same in the volume and in every mount of it.
+	data = tokenVolRE.ReplaceAll(data, []byte(mark(func(buf []byte, i int, _ int64) []byte {
+		return fmt.Appendf(buf, "kube-api-access-%05s", strconv.FormatInt(int64(i), 36))
+	})))
+	data = containerRE.ReplaceAllFunc(data, func(m []byte) []byte {
+		width := len(m) - len("containerd://")
+		if width < 12 {
+			return m
+		}
+		prefix := string(m[len("containerd://"):][:width-12])
+		return []byte(mark(func(buf []byte, i int, _ int64) []byte {
+			return fmt.Appendf(buf, "containerd://%s%012x", prefix, i)
+		}))
+	})
+	return podIPRE.ReplaceAllFunc(data, func(m []byte) []byte {
+		key := podIPRE.FindSubmatch(m)[1]
+		return []byte(`"` + string(key) + `":"` + mark(func(buf []byte, i int, _ int64) []byte {
+			return fmt.Appendf(buf, "10.%d.%d.%d", 64+i>>16, i>>8&255, i&255)
+		}) + `"`)
+	})
+}
+
+// cut splits the marked template into the parts between its marks.
+func cut(data []byte, n int, node string, fills []fill) *Pods {
+	p := &Pods{N: n, Node: node}
+	last := 0
+	for _, m := range markRE.FindAllSubmatchIndex(data, -1) {
+		k, _ := strconv.Atoi(string(data[m[2]:m[3]]))
+		p.parts = append(p.parts, data[last:m[0]])
+		p.fills = append(p.fills, fills[k])
+		last = m[1]
+	}
+	p.parts = append(p.parts, data[last:])
+	return p
 }
 
 // Append appends copy i at resourceVersion rv to buf.
 func (p *Pods) Append(buf []byte, i int, rv int64) []byte {
 	for j, part := range p.parts {
 		buf = append(buf, part...)
-		if j >= len(p.order) {
-			break
-		}
-		switch p.order[j] {
-		case nameMark:
-			buf = fmt.Appendf(buf, "pod-%05d", i)
-		case uidMark:
-			buf = fmt.Appendf(buf, "00000000-0000-4000-8000-%012d", i)
-		case rvMark:
-			buf = strconv.AppendInt(buf, rv, 10)
+		if j < len(p.fills) {
+			buf = p.fills[j](buf, i, rv)
 		}
 	}
 	return buf

@@ -2,12 +2,16 @@ package benchserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http/httptest"
 	"os"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/rest"
@@ -20,7 +24,7 @@ func newServer(t *testing.T, n, m int) (*Server, *rest.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pods, err := NewPods(tmpl, n, "node-1")
+	pods, err := NewPods(tmpl, n, "node-1", PodsOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,8 +110,62 @@ func TestWatchList(t *testing.T) {
 
 func TestBadTemplate(t *testing.T) {
 	for _, tmpl := range []string{`{`, `{"metadata":1}`, `{"metadata":{}}`} {
-		if _, err := NewPods([]byte(tmpl), 1, "n"); err == nil {
+		if _, err := NewPods([]byte(tmpl), 1, "n", PodsOptions{}); err == nil {
 			t.Fatalf("template %s accepted", tmpl)
+		}
+	}
+}
+
+// With Vary the copies differ where replicas do and stay equal where replicas
+// are equal; without it only name, uid and resourceVersion differ.
+func TestVary(t *testing.T) {
+	tmpl, err := os.ReadFile("../../testdata/pod.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type member struct {
+		name string
+		get  func(*api.Pod) string
+	}
+	members := []member{
+		{"metadata.managedFields", func(p *api.Pod) string { return string(p.Metadata.Unmodelled("managedFields")) }},
+		{"metadata.creationTimestamp", func(p *api.Pod) string { return p.Metadata.CreationTimestamp.String() }},
+		{"status.podIP", func(p *api.Pod) string { return p.Status.PodIP }},
+		{"spec.tolerations", func(p *api.Pod) string { b, _ := json.Marshal(p.Spec.Tolerations); return string(b) }},
+		{"spec", func(p *api.Pod) string { return string(p.SpecJSON()) }},
+		{"status", func(p *api.Pod) string { return string(p.StatusJSON()) }},
+	}
+	for _, tc := range []struct {
+		vary    bool
+		differs map[string]bool
+	}{
+		{false, map[string]bool{}},
+		{true, map[string]bool{"metadata.managedFields": true, "metadata.creationTimestamp": true,
+			"status.podIP": true, "spec": true, "status": true}},
+	} {
+		pods, err := NewPods(tmpl, 10, "node-1", PodsOptions{Vary: tc.vary})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := api.DecodePod(pods.Append(nil, 3, 4))
+		if err != nil {
+			t.Fatalf("vary %v: copy 3: %v", tc.vary, err)
+		}
+		b, err := api.DecodePod(pods.Append(nil, 4, 5))
+		if err != nil {
+			t.Fatalf("vary %v: copy 4: %v", tc.vary, err)
+		}
+		got := map[string]bool{}
+		for _, m := range members {
+			if m.get(a) != m.get(b) {
+				got[m.name] = true
+			}
+		}
+		if diff := cmp.Diff(tc.differs, got); diff != "" {
+			t.Fatalf("vary %v: members that differ between two copies (-want +got):\n%s", tc.vary, diff)
+		}
+		if tc.vary && b.Metadata.CreationTimestamp.Sub(a.Metadata.CreationTimestamp) != time.Second {
+			t.Fatalf("creationTimestamp %v then %v, want one second apart", a.Metadata.CreationTimestamp, b.Metadata.CreationTimestamp)
 		}
 	}
 }

@@ -23,13 +23,14 @@ Benchmarks, each printing one JSON line on stdout (serve prints its address
 on stderr). See docs/BENCH.md and make bench.
 
   bench sync --server URL --node NODE --until-rv RV [--watch-list=true|false]
+             [--chunk-size N] [--cpuprofile FILE] [connection flags]
       the api source's reflector and undelta store, as in a kubelet, until a
       push reflects RV; prints pushes, sync_s, total_s, mallocs, total_alloc_mb
   bench decode --stream FILE [--repeat K]
       decode a watch stream (newline-delimited events) K times in memory after
       one warm-up pass; prints events, events_per_s, mb_per_s,
       allocs_per_event, bytes_per_event
-  bench serve --pod FILE --pods N --events M [--node NODE] [--addr ADDR]
+  bench serve --pod FILE --pods N --events M [--node NODE] [--addr ADDR] [--vary]
       a synthetic apiserver: N copies of the pod, then M MODIFIED events
   bench stream --pod FILE --pods N --events M --out FILE
       write the M events of bench serve's watch as a stream file

@@ -92,6 +92,7 @@ type benchPodFlags struct {
 	pod          string
 	pods, events int
 	node         string
+	vary         bool
 }
 
 func (b *benchPodFlags) register(c *command) {
@@ -99,6 +100,7 @@ func (b *benchPodFlags) register(c *command) {
 	c.fs.IntVar(&b.pods, "pods", 110, "how many copies of the pod")
 	c.fs.IntVar(&b.events, "events", 2000, "how many MODIFIED events after them")
 	c.fs.StringVar(&b.node, "node", "node-1", "the `node` the copies are bound to")
+	c.fs.BoolVar(&b.vary, "vary", false, "make the copies differ where replicas do (times, token volume, container IDs, pod IP), not only in name, uid and resourceVersion")
 }
 
 func (b *benchPodFlags) server() (*benchserver.Server, error) {
@@ -109,7 +111,7 @@ func (b *benchPodFlags) server() (*benchserver.Server, error) {
 	if b.pods <= 0 || b.events < 0 {
 		return nil, fmt.Errorf("bench: --pods %d --events %d: want pods > 0, events >= 0", b.pods, b.events)
 	}
-	pods, err := benchserver.NewPods(tmpl, b.pods, b.node)
+	pods, err := benchserver.NewPods(tmpl, b.pods, b.node, benchserver.PodsOptions{Vary: b.vary})
 	if err != nil {
 		return nil, err
 	}

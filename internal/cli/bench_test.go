@@ -25,7 +25,7 @@ func TestBenchSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pods, err := benchserver.NewPods(tmpl, 20, "node-1")
+	pods, err := benchserver.NewPods(tmpl, 20, "node-1", benchserver.PodsOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
