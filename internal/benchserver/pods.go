@@ -67,7 +67,9 @@ func NewPods(template []byte, n int, node string, opts PodsOptions) (*Pods, erro
 		return nil, fmt.Errorf("bench pod template: %w", err)
 	}
 	if opts.Vary {
-		data = vary(data, mark)
+		status, _ := pod["status"].(map[string]any)
+		podIP, _ := status["podIP"].(string)
+		data = vary(data, podIP, mark)
 	}
 	return cut(data, n, node, fills), nil
 }
@@ -77,13 +79,13 @@ var (
 	timeRE      = regexp.MustCompile(`"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"`)
 	tokenVolRE  = regexp.MustCompile(`kube-api-access-[a-z0-9]{5}`)
 	containerRE = regexp.MustCompile(`containerd://([0-9a-f]+)`)
-	podIPRE     = regexp.MustCompile(`"(podIP|ip)":"(10\.244\.[0-9.]+)"`)
 )
 
 // vary puts a mark wherever replicas differ: copy i's times are the
 // template's plus i seconds, its token volume, container IDs and pod IP its
-// own.
-func vary(data []byte, mark func(fill) string) []byte {
+// own. The pod IP is replaced wherever it appears, so also in the kubelet's
+// managedFields entry, which names it in a key of its field set.
+func vary(data []byte, podIP string, mark func(fill) string) []byte {
 	data = timeRE.ReplaceAllFunc(data, func(m []byte) []byte {
 		t, err := time.Parse(time.RFC3339, string(m[1:len(m)-1]))
 		if err != nil {
@@ -107,12 +109,13 @@ func vary(data []byte, mark func(fill) string) []byte {
 			return fmt.Appendf(buf, "containerd://%s%012x", prefix, i)
 		}))
 	})
-	return podIPRE.ReplaceAllFunc(data, func(m []byte) []byte {
-		key := podIPRE.FindSubmatch(m)[1]
-		return []byte(`"` + string(key) + `":"` + mark(func(buf []byte, i int, _ int64) []byte {
-			return fmt.Appendf(buf, "10.%d.%d.%d", 64+i>>16, i>>8&255, i&255)
-		}) + `"`)
-	})
+	if podIP == "" {
+		return data
+	}
+	ipRE := regexp.MustCompile(regexp.QuoteMeta(podIP) + `\b`)
+	return ipRE.ReplaceAllLiteral(data, []byte(mark(func(buf []byte, i int, _ int64) []byte {
+		return fmt.Appendf(buf, "10.%d.%d.%d", 64+i>>16, i>>8&255, i&255)
+	})))
 }
 
 // cut splits the marked template into the parts between its marks.

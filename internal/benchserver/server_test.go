@@ -129,6 +129,9 @@ func TestVary(t *testing.T) {
 	}
 	members := []member{
 		{"metadata.managedFields", func(p *api.Pod) string { return string(p.Metadata.Unmodelled("managedFields")) }},
+		// The controller's entry is the template's; the kubelet's names the pod IP.
+		{"managedFields[0].fieldsV1", func(p *api.Pod) string { return string(p.Metadata.ManagedFields().Member(0, "fieldsV1")) }},
+		{"managedFields[1].fieldsV1", func(p *api.Pod) string { return string(p.Metadata.ManagedFields().Member(1, "fieldsV1")) }},
 		{"metadata.creationTimestamp", func(p *api.Pod) string { return p.Metadata.CreationTimestamp.String() }},
 		{"status.podIP", func(p *api.Pod) string { return p.Status.PodIP }},
 		{"spec.tolerations", func(p *api.Pod) string { b, _ := json.Marshal(p.Spec.Tolerations); return string(b) }},
@@ -140,7 +143,7 @@ func TestVary(t *testing.T) {
 		differs map[string]bool
 	}{
 		{false, map[string]bool{}},
-		{true, map[string]bool{"metadata.managedFields": true, "metadata.creationTimestamp": true,
+		{true, map[string]bool{"metadata.managedFields": true, "managedFields[1].fieldsV1": true, "metadata.creationTimestamp": true,
 			"status.podIP": true, "spec": true, "status": true}},
 	} {
 		pods, err := NewPods(tmpl, 10, "node-1", PodsOptions{Vary: tc.vary})
