@@ -109,6 +109,8 @@ func TestDecodePodErrors(t *testing.T) {
 func FuzzDecodePod(f *testing.F) {
 	f.Add(readRealPod(f))
 	f.Add([]byte(`{"kind":"Pod","metadata":{"name":"a","labels":{"x":"y"}},"spec":{"containers":[{"name":"c"}]}}`))
+	f.Add([]byte(`{"metadata":{"managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}},{}],"uid":"u"}}`))
+	f.Add([]byte(`{"metadata":{"managedFields":[{"a":1},2],"managedFields":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := DecodePod(data)
 		if err != nil {

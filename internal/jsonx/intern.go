@@ -18,6 +18,8 @@ var commonNames = func() map[string]string {
 		"observedGeneration", "conditions", "hostIPs", "podIPs", "startTime",
 		"containerStatuses", "initContainerStatuses", "qosClass", "message", "reason",
 		"nominatedNodeName", "resize", "resourceClaimStatuses",
+		// The members of a managedFields entry, kept one by one (see Objects).
+		"manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource",
 	} {
 		m[n] = n
 	}

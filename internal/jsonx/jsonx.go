@@ -123,10 +123,13 @@ func (w *Writer) Raw(name string, v []byte) {
 	w.S.Write(v)
 }
 
-// Extra writes back every kept member.
+// Extra writes back every kept member but those KeepObjects held elsewhere
+// (ExtraWith writes those too).
 func (w *Writer) Extra(e Extra) {
 	for _, f := range e {
-		w.Raw(f.Name, f.Value)
+		if f.Value != nil {
+			w.Raw(f.Name, f.Value)
+		}
 	}
 }
 

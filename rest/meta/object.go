@@ -40,15 +40,26 @@ type ObjectMeta struct {
 	Labels                     map[string]string
 	Annotations                map[string]string
 
-	extra jsonx.Extra
+	// managedFields is kept entry by entry: an entry's time differs between
+	// replicas of one template while its large field set does not.
+	managedFields jsonx.Objects
+	extra         jsonx.Extra
 }
 
 // Unmodelled returns the raw JSON of a metadata member podwatch keeps but does not
 // model (ownerReferences, managedFields, ...), or nil.
-func (m *ObjectMeta) Unmodelled(name string) []byte { return m.extra.Get(name) }
+func (m *ObjectMeta) Unmodelled(name string) []byte {
+	if name == "managedFields" && m.managedFields.IsSet() {
+		return m.managedFields.Raw()
+	}
+	return m.extra.Get(name)
+}
+
+// ManagedFields returns the managedFields entries as kept.
+func (m *ObjectMeta) ManagedFields() jsonx.Objects { return m.managedFields }
 
 // ReadJSON decodes object metadata from r; errors are recorded on r. Unmodelled
-// members alias r's input, which must stay unchanged while m lives.
+// members are copies (see jsonx.Extra.Keep): r's input may be reused.
 func (m *ObjectMeta) ReadJSON(r *jsonx.Reader) {
 	r.Object(func(field []byte) {
 		switch string(field) {
@@ -74,6 +85,8 @@ func (m *ObjectMeta) ReadJSON(r *jsonx.Reader) {
 			m.Labels = jsonx.ReadStringMap(r)
 		case "annotations":
 			m.Annotations = jsonx.ReadStringMap(r)
+		case "managedFields":
+			m.extra.KeepObjects(r, field, &m.managedFields)
 		default:
 			m.extra.Keep(r, field)
 		}
@@ -96,7 +109,7 @@ func (m *ObjectMeta) WriteJSON(s *jsoniter.Stream) {
 	w.Int64Ptr("deletionGracePeriodSeconds", m.DeletionGracePeriodSeconds)
 	w.StringMap("labels", m.Labels)
 	w.StringMap("annotations", m.Annotations)
-	w.Extra(m.extra)
+	w.ExtraWith(m.extra, m.managedFields)
 	w.End()
 }
 

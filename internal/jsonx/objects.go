@@ -1,0 +1,120 @@
+package jsonx
+
+import jsoniter "github.com/json-iterator/go"
+
+// Objects keeps one unmodelled member whose value is an array of objects
+// member by member instead of as one value. Keep shares a large value only
+// when all of it equals a value kept elsewhere; an object whose one small
+// member differs (a timestamp) would then cost its whole size again. Kept
+// member by member, the large members that do repeat (the field sets of a
+// pod's managedFields entries, the same in every replica of a template) are
+// still shared. A value that is not a non-empty array of objects is kept
+// whole, as Keep keeps it. Objects are read-only once read.
+type Objects struct {
+	items []Extra // the objects, when the value was a non-empty array of them
+	raw   []byte  // the value, otherwise
+}
+
+// Read consumes the next value into o.
+func (o *Objects) Read(r *Reader) {
+	*o = Objects{}
+	if r.Kind() != '[' {
+		o.raw = r.hold(r.Raw())
+		return
+	}
+	start := r.pos
+	objects := true
+	// The members of all the objects go to one slice, cut into objects at the
+	// end: two allocations per value instead of a few per object.
+	flat := make(Extra, 0, 16)
+	var ends []int
+	r.Array(func() {
+		if !objects || r.Kind() != '{' {
+			objects = false
+			r.Skip()
+			return
+		}
+		r.Object(func(name []byte) { flat.Keep(r, name) })
+		ends = append(ends, len(flat))
+	})
+	switch {
+	case r.Err() != nil:
+	case objects && len(ends) > 0:
+		o.items = make([]Extra, len(ends))
+		begin := 0
+		for i, end := range ends {
+			o.items[i] = flat[begin:end:end]
+			begin = end
+		}
+	default:
+		o.raw = r.hold(r.data[start:r.pos])
+	}
+}
+
+// IsSet reports whether o holds a value.
+func (o Objects) IsSet() bool { return o.items != nil || o.raw != nil }
+
+// Len is the number of objects kept member by member: 0 when the value was
+// kept whole.
+func (o Objects) Len() int { return len(o.items) }
+
+// Member returns the raw value of member name of object i, or nil.
+func (o Objects) Member(i int, name string) []byte { return o.items[i].Get(name) }
+
+// Raw returns the value as JSON, nil when unset.
+func (o Objects) Raw() []byte {
+	if o.items == nil {
+		return o.raw
+	}
+	s := jsoniter.ConfigDefault.BorrowStream(nil)
+	defer jsoniter.ConfigDefault.ReturnStream(s)
+	o.write(s)
+	return append([]byte(nil), s.Buffer()...)
+}
+
+func (o Objects) write(s *jsoniter.Stream) {
+	if o.items == nil {
+		s.Write(o.raw)
+		return
+	}
+	s.WriteArrayStart()
+	for i, item := range o.items {
+		if i > 0 {
+			s.WriteMore()
+		}
+		w := Begin(s)
+		w.Extra(item)
+		w.End()
+	}
+	s.WriteArrayEnd()
+}
+
+// KeepObjects reads the next value, under name, into o and marks its place
+// among the members e keeps, so that ExtraWith writes it back where it came.
+func (e *Extra) KeepObjects(r *Reader, name []byte, o *Objects) {
+	n := Intern(name) // name may alias scratch space that reading the value reuses
+	o.Read(r)
+	if r.Err() == nil {
+		*e = append(*e, Field{Name: n}) // no Value: the place of o
+	}
+}
+
+// ExtraWith writes back every kept member as Extra does, and o at the place
+// KeepObjects marked for it.
+func (w *Writer) ExtraWith(e Extra, o Objects) {
+	for _, f := range e {
+		if f.Value == nil {
+			w.Objects(f.Name, o)
+			continue
+		}
+		w.Raw(f.Name, f.Value)
+	}
+}
+
+// Objects writes member name unless o is unset.
+func (w *Writer) Objects(name string, o Objects) {
+	if o.IsSet() {
+		w.Field(name)
+		o.write(w.S)
+	}
+}
