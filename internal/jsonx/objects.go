@@ -58,7 +58,8 @@ func (o Objects) IsSet() bool { return o.items != nil || o.raw != nil }
 // kept whole.
 func (o Objects) Len() int { return len(o.items) }
 
-// Member returns the raw value of member name of object i, or nil.
+// Member returns the raw value of member name of object i (0 <= i < Len()), or
+// nil when that object has no such member.
 func (o Objects) Member(i int, name string) []byte { return o.items[i].Get(name) }
 
 // Raw returns the value as JSON, nil when unset.
