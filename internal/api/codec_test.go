@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"testing"
 	"unsafe"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // A decoded pod keeps nothing of the bytes it came from: a watch decoder
@@ -20,13 +18,7 @@ func TestDecodePodKeepsNothingOfItsInput(t *testing.T) {
 	for i := range in {
 		in[i] = ' '
 	}
-	out, err := p.MarshalJSON()
-	if err != nil {
-		t.Fatalf("MarshalJSON: %v", err)
-	}
-	if diff := cmp.Diff(asJSONValue(t, orig), asJSONValue(t, out)); diff != "" {
-		t.Fatalf("the pod changed when its input was overwritten (-want +got):\n%s", diff)
-	}
+	encodesAs(t, "the pod changed when its input was overwritten", p, orig)
 }
 
 // Two pods from equal bytes hold their large unmodelled members once, so a
@@ -82,11 +74,5 @@ func TestReplicasShareManagedFieldSets(t *testing.T) {
 			t.Fatalf("managedFields[%d].fieldsV1: two copies (or none), want one shared", i)
 		}
 	}
-	out, err := b.MarshalJSON()
-	if err != nil {
-		t.Fatalf("MarshalJSON: %v", err)
-	}
-	if diff := cmp.Diff(asJSONValue(t, later), asJSONValue(t, out)); diff != "" {
-		t.Fatalf("the later replica did not round-trip (-want +got):\n%s", diff)
-	}
+	encodesAs(t, "the later replica did not round-trip", b, later)
 }

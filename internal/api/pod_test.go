@@ -27,19 +27,25 @@ func asJSONValue(t *testing.T, data []byte) any {
 	return v
 }
 
+// encodesAs fails the test, saying what, unless p encodes to JSON equal to want.
+func encodesAs(t *testing.T, what string, p *Pod, want []byte) {
+	t.Helper()
+	out, err := p.MarshalJSON()
+	if err != nil {
+		t.Fatalf("%s: MarshalJSON: %v", what, err)
+	}
+	if diff := cmp.Diff(asJSONValue(t, want), asJSONValue(t, out)); diff != "" {
+		t.Fatalf("%s (-want +got):\n%s", what, diff)
+	}
+}
+
 func TestRealPodRoundTripLosesNothing(t *testing.T) {
 	in := readRealPod(t)
 	p, err := DecodePod(in)
 	if err != nil {
 		t.Fatalf("DecodePod: %v", err)
 	}
-	out, err := p.MarshalJSON()
-	if err != nil {
-		t.Fatalf("MarshalJSON: %v", err)
-	}
-	if diff := cmp.Diff(asJSONValue(t, in), asJSONValue(t, out)); diff != "" {
-		t.Fatalf("round trip changed the pod (-want +got):\n%s", diff)
-	}
+	encodesAs(t, "round trip changed the pod", p, in)
 }
 
 func TestRealPodTypedFields(t *testing.T) {
