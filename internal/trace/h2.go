@@ -114,10 +114,14 @@ func (c *tapConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Write tells the frames in p before they go: once they are on the wire the
+// server may answer, and the answer's frames must find their stream already
+// tied to its request and come after the frames that asked. A write that
+// fails part way ends the connection (crypto/tls keeps the error), so what
+// was told is what the client tried to send.
 func (c *tapConn) Write(p []byte) (int, error) {
-	n, err := c.Conn.Write(p)
-	c.scan(&c.sent, "sent", p[:n])
-	return n, err
+	c.scan(&c.sent, "sent", p)
+	return c.Conn.Write(p)
 }
 
 func (c *tapConn) expect(req int) {

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log"
 	"net/http"
@@ -120,6 +121,36 @@ func TestHTTP2Tap(t *testing.T) {
 	}
 	if strings.Contains(got, "t0ken-not-to-show") {
 		t.Fatalf("the trace holds the token:\n%s", got)
+	}
+	checkStreamsOpenFirst(t, got)
+}
+
+// checkStreamsOpenFirst fails when a frame the server sent on a stream is
+// told before the HEADERS the client opened that stream with.
+func checkStreamsOpenFirst(t *testing.T, trace string) {
+	t.Helper()
+	type stream struct{ conn, id int }
+	opened := map[stream]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(trace), "\n") {
+		var step struct {
+			Frame *struct {
+				Conn, Stream int
+				Dir, Type    string
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &step); err != nil {
+			t.Fatalf("trace line %q: %v", line, err)
+		}
+		f := step.Frame
+		if f == nil || f.Stream == 0 {
+			continue
+		}
+		s := stream{f.Conn, f.Stream}
+		if f.Dir == "sent" && f.Type == "HEADERS" {
+			opened[s] = true
+		} else if f.Dir == "recv" && !opened[s] {
+			t.Errorf("a %s frame received on conn %d stream %d is told before the stream was opened:\n%s", f.Type, f.Conn, f.Stream, trace)
+		}
 	}
 }
 
