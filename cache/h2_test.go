@@ -168,7 +168,12 @@ func TestHTTP2PingsEndAWatchOnADeadConnection(t *testing.T) {
 			chunks(false, event("ADDED", b2))(w, r)
 			<-r.Context().Done()
 		},
-		chunks(false, event("ADDED", c3)),
+		// Held open: a watch that ended would be followed by a fourth request,
+		// racing the test's stop.
+		func(w http.ResponseWriter, r *http.Request) {
+			chunks(false, event("ADDED", c3))(w, r)
+			<-r.Context().Done()
+		},
 	)
 	proxy := newFreezeProxy(t, srv.Listener.Addr().String())
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
@@ -176,7 +181,7 @@ func TestHTTP2PingsEndAWatchOnADeadConnection(t *testing.T) {
 		Host:                 "https://" + proxy.ln.Addr().String(),
 		TLS:                  rest.TLSConfig{CAData: ca},
 		HTTP2ReadIdleTimeout: time.Second,
-		HTTP2PingTimeout:     time.Second,
+		HTTP2PingTimeout:     2 * time.Second, // a live connection answers well within it, even on a loaded machine
 	})
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)

@@ -34,9 +34,11 @@ type FileOptions struct {
 //
 // Changes are found by polling, not by file system notifications, which would
 // need a dependency: every PollInterval the source lists the path and compares
-// names, sizes, modification times and modes with the last read, and reads
-// everything again when they differ or Period has passed. An edit that keeps
-// both size and modification time is therefore seen at the next Period.
+// names, sizes, modification times, modes and (on Unix) inode numbers with the
+// last read, and reads everything again when they differ or Period has passed.
+// A file replaced by rename is seen at the next poll whatever its time; an edit
+// in place that keeps both size and modification time (timestamps can be coarse)
+// is seen at the next Period.
 type File struct {
 	path, node string
 	opts       FileOptions
@@ -100,12 +102,13 @@ type fileStamp struct {
 	size  int64
 	mtime time.Time
 	mode  fs.FileMode
+	ino   uint64
 }
 
 func stampsOf(entries []fileEntry) []fileStamp {
 	s := make([]fileStamp, len(entries))
 	for i, e := range entries {
-		s[i] = fileStamp{e.path, e.info.Size(), e.info.ModTime(), e.info.Mode()}
+		s[i] = fileStamp{e.path, e.info.Size(), e.info.ModTime(), e.info.Mode(), inode(e.info)}
 	}
 	return s
 }

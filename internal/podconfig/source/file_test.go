@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -139,6 +140,38 @@ func TestFileSourceSingleFile(t *testing.T) {
 		t.Fatalf("remove: %v", err)
 	}
 	waitForSET(t, out)
+}
+
+// TestFileSourceSeesAReplacementWithTheSameTime replaces a manifest by rename
+// with one of the same size and modification time (as a coarse file system
+// clock gives two quick writes): the new file is still seen at the next poll.
+func TestFileSourceSeesAReplacementWithTheSameTime(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Fatalf("inode numbers are read on Unix only; this test has no meaning here")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.yaml")
+	writeAtomic(t, path, manifest("a", "img:1"))
+	old, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := runFile(t, dir)
+	waitForSET(t, out, "default/a-node-a")
+
+	tmp := filepath.Join(dir, ".a.yaml.new")
+	if err := os.WriteFile(tmp, []byte(manifest("a", "img:2")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(tmp, old.ModTime(), old.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, out, "a at img:2", func(u podconfig.PodUpdate) bool {
+		return len(u.Pods) == 1 && u.Pods[0].Spec.Containers[0].Image == "img:2"
+	})
 }
 
 // TestFileSourceThroughPodConfig checks what a consumer sees of a file edit: the
