@@ -204,7 +204,8 @@ func TestWatchdogEndsASilentList(t *testing.T) {
 		t.Fatalf("NewClient: %v", err)
 	}
 	lw := NewListWatchFromClient(c, "pods", "", "", api.DecodePod)
-	lw.ListStall = 100 * time.Millisecond
+	// Long enough that the good list, read on a loaded machine, never trips it.
+	lw.ListStall = time.Second
 	steps := reflectUntil(t, lw, ReflectorOptions{MinWatchTimeout: time.Second}, "1", "2")
 	se, ok := stepErr[*StallError](steps)
 	if !ok {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -442,13 +443,27 @@ func TestStreamCancelEndsBody(t *testing.T) {
 }
 
 func TestTransportError(t *testing.T) {
-	srv := httptest.NewServer(http.NotFoundHandler())
-	url := srv.URL
-	srv.Close()
+	// A server that hangs up on every connection. Holding the port, rather
+	// than closing a server, keeps another test from taking it meanwhile.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conn.Close()
+		}
+	}()
+	url := "http://" + ln.Addr().String()
 	c := mustClient(t, Config{Host: url})
-	_, err := c.Get().Resource("pods").Stream(context.Background())
+	_, err = c.Get().Resource("pods").Stream(context.Background())
 	if err == nil {
-		t.Fatal("Stream to a closed server succeeded")
+		t.Fatal("Stream to a server that hangs up succeeded")
 	}
 	if want := "GET " + url + "/api/v1/pods: "; !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %q does not start with %q", err, want)

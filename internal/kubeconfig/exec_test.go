@@ -562,10 +562,12 @@ func TestExecErrors(t *testing.T) {
 			check: func(e *ExecError) bool { return true },
 		},
 		{
+			// The timeout is long enough for the plugin to start and print on a
+			// loaded machine (its stderr is checked below); it hangs for a minute.
 			name:    "hangs",
 			p:       plugin{mode: "hang"},
-			timeout: 300 * time.Millisecond,
-			want:    fmt.Sprintf(`exec plugin %q for user "u": did not finish within 300ms: context deadline exceeded`, exe),
+			timeout: 3 * time.Second,
+			want:    fmt.Sprintf(`exec plugin %q for user "u": did not finish within 3s: context deadline exceeded`, exe),
 			check:   func(e *ExecError) bool { return errors.Is(e, context.DeadlineExceeded) },
 		},
 	}
