@@ -112,7 +112,7 @@ func vary(data []byte, podIP string, mark func(fill) string) []byte {
 	if podIP == "" {
 		return data
 	}
-	ipRE := regexp.MustCompile(regexp.QuoteMeta(podIP) + `\b`)
+	ipRE := regexp.MustCompile(`\b` + regexp.QuoteMeta(podIP) + `\b`)
 	return ipRE.ReplaceAllLiteral(data, []byte(mark(func(buf []byte, i int, _ int64) []byte {
 		return fmt.Appendf(buf, "10.%d.%d.%d", 64+i>>16, i>>8&255, i&255)
 	})))

@@ -92,12 +92,20 @@ func (o Objects) write(s *jsoniter.Stream) {
 
 // KeepObjects reads the next value, under name, into o and marks its place
 // among the members e keeps, so that ExtraWith writes it back where it came.
+// A name that comes twice keeps its first place and its last value, which is
+// the value readers of JSON take: o holds one value, so it is written once.
 func (e *Extra) KeepObjects(r *Reader, name []byte, o *Objects) {
 	n := Intern(name) // name may alias scratch space that reading the value reuses
 	o.Read(r)
-	if r.Err() == nil {
-		*e = append(*e, Field{Name: n}) // no Value: the place of o
+	if r.Err() != nil {
+		return
 	}
+	for _, f := range *e {
+		if f.Value == nil && f.Name == n {
+			return
+		}
+	}
+	*e = append(*e, Field{Name: n}) // no Value: the place of o
 }
 
 // ExtraWith writes back every kept member as Extra does, and o at the place

@@ -146,3 +146,28 @@ func TestKeepObjectsKeepsOrder(t *testing.T) {
 		t.Fatalf("Extra wrote %s, want %s: the held member is ExtraWith's to write", got, want)
 	}
 }
+
+// A member KeepObjects holds that comes twice is written once, with the
+// value that came last, at the place where it came first.
+func TestKeepObjectsTwice(t *testing.T) {
+	var e Extra
+	var o Objects
+	r := NewReader([]byte(`{"m":[{"x":1}],"a":1,"m":[{"y":2}]}`))
+	r.Object(func(name []byte) {
+		if string(name) == "m" {
+			e.KeepObjects(r, name, &o)
+			return
+		}
+		e.Keep(r, name)
+	})
+	if err := r.Err(); err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	s := jsoniter.NewStream(jsoniter.ConfigDefault, nil, 64)
+	w := Begin(s)
+	w.ExtraWith(e, o)
+	w.End()
+	if got, want := string(s.Buffer()), `{"m":[{"y":2}],"a":1}`; got != want {
+		t.Fatalf("wrote %s, want %s", got, want)
+	}
+}

@@ -47,7 +47,8 @@ type ObjectMeta struct {
 }
 
 // Unmodelled returns the raw JSON of a metadata member podwatch keeps but does not
-// model (ownerReferences, managedFields, ...), or nil.
+// model (ownerReferences, managedFields, ...), or nil. managedFields is encoded
+// anew from its entries at each call; ManagedFields reads them without that.
 func (m *ObjectMeta) Unmodelled(name string) []byte {
 	if name == "managedFields" && m.managedFields.IsSet() {
 		return m.managedFields.Raw()
