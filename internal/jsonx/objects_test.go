@@ -114,10 +114,10 @@ func TestObjectsMalformed(t *testing.T) {
 	}
 }
 
-// A member held by KeepObjects is written back in its place among the others,
-// so output keeps the order the server wrote.
-func TestKeepObjectsKeepsOrder(t *testing.T) {
-	doc := `{"a":1,"m":[{"x":1}],"b":{"c":2}}`
+// keepWithM reads the object doc as a decoder would that holds member "m"
+// with KeepObjects and keeps the others.
+func keepWithM(t *testing.T, doc string) (Extra, Objects) {
+	t.Helper()
 	var e Extra
 	var o Objects
 	r := NewReader([]byte(doc))
@@ -129,20 +129,29 @@ func TestKeepObjectsKeepsOrder(t *testing.T) {
 		e.Keep(r, name)
 	})
 	if err := r.Err(); err != nil {
-		t.Fatalf("read: %v", err)
+		t.Fatalf("read %s: %v", doc, err)
 	}
+	return e, o
+}
+
+// written is what write puts in an object.
+func written(write func(w Writer)) string {
 	s := jsoniter.NewStream(jsoniter.ConfigDefault, nil, 64)
 	w := Begin(s)
-	w.ExtraWith(e, o)
+	write(w)
 	w.End()
-	if got := string(s.Buffer()); got != doc {
+	return string(s.Buffer())
+}
+
+// A member held by KeepObjects is written back in its place among the others,
+// so output keeps the order the server wrote.
+func TestKeepObjectsKeepsOrder(t *testing.T) {
+	doc := `{"a":1,"m":[{"x":1}],"b":{"c":2}}`
+	e, o := keepWithM(t, doc)
+	if got := written(func(w Writer) { w.ExtraWith(e, o) }); got != doc {
 		t.Fatalf("wrote %s, want %s", got, doc)
 	}
-	s = jsoniter.NewStream(jsoniter.ConfigDefault, nil, 64)
-	w = Begin(s)
-	w.Extra(e)
-	w.End()
-	if got, want := string(s.Buffer()), `{"a":1,"b":{"c":2}}`; got != want {
+	if got, want := written(func(w Writer) { w.Extra(e) }), `{"a":1,"b":{"c":2}}`; got != want {
 		t.Fatalf("Extra wrote %s, want %s: the held member is ExtraWith's to write", got, want)
 	}
 }
@@ -150,24 +159,8 @@ func TestKeepObjectsKeepsOrder(t *testing.T) {
 // A member KeepObjects holds that comes twice is written once, with the
 // value that came last, at the place where it came first.
 func TestKeepObjectsTwice(t *testing.T) {
-	var e Extra
-	var o Objects
-	r := NewReader([]byte(`{"m":[{"x":1}],"a":1,"m":[{"y":2}]}`))
-	r.Object(func(name []byte) {
-		if string(name) == "m" {
-			e.KeepObjects(r, name, &o)
-			return
-		}
-		e.Keep(r, name)
-	})
-	if err := r.Err(); err != nil {
-		t.Fatalf("read: %v", err)
-	}
-	s := jsoniter.NewStream(jsoniter.ConfigDefault, nil, 64)
-	w := Begin(s)
-	w.ExtraWith(e, o)
-	w.End()
-	if got, want := string(s.Buffer()), `{"m":[{"y":2}],"a":1}`; got != want {
+	e, o := keepWithM(t, `{"m":[{"x":1}],"a":1,"m":[{"y":2}]}`)
+	if got, want := written(func(w Writer) { w.ExtraWith(e, o) }), `{"m":[{"y":2}],"a":1}`; got != want {
 		t.Fatalf("wrote %s, want %s", got, want)
 	}
 }
