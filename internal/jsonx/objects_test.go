@@ -135,10 +135,10 @@ func keepWithM(t *testing.T, doc string) (Extra, Objects) {
 }
 
 // written is what write puts in an object.
-func written(write func(w Writer)) string {
+func written(write func(w *Writer)) string {
 	s := jsoniter.NewStream(jsoniter.ConfigDefault, nil, 64)
 	w := Begin(s)
-	write(w)
+	write(&w)
 	w.End()
 	return string(s.Buffer())
 }
@@ -148,10 +148,10 @@ func written(write func(w Writer)) string {
 func TestKeepObjectsKeepsOrder(t *testing.T) {
 	doc := `{"a":1,"m":[{"x":1}],"b":{"c":2}}`
 	e, o := keepWithM(t, doc)
-	if got := written(func(w Writer) { w.ExtraWith(e, o) }); got != doc {
+	if got := written(func(w *Writer) { w.ExtraWith(e, o) }); got != doc {
 		t.Fatalf("wrote %s, want %s", got, doc)
 	}
-	if got, want := written(func(w Writer) { w.Extra(e) }), `{"a":1,"b":{"c":2}}`; got != want {
+	if got, want := written(func(w *Writer) { w.Extra(e) }), `{"a":1,"b":{"c":2}}`; got != want {
 		t.Fatalf("Extra wrote %s, want %s: the held member is ExtraWith's to write", got, want)
 	}
 }
@@ -160,7 +160,7 @@ func TestKeepObjectsKeepsOrder(t *testing.T) {
 // value that came last, at the place where it came first.
 func TestKeepObjectsTwice(t *testing.T) {
 	e, o := keepWithM(t, `{"m":[{"x":1}],"a":1,"m":[{"y":2}]}`)
-	if got, want := written(func(w Writer) { w.ExtraWith(e, o) }), `{"m":[{"y":2}],"a":1}`; got != want {
+	if got, want := written(func(w *Writer) { w.ExtraWith(e, o) }), `{"m":[{"y":2}],"a":1}`; got != want {
 		t.Fatalf("wrote %s, want %s", got, want)
 	}
 }
