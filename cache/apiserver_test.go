@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // realPodJSON returns the recorded real pod renamed and re-versioned.

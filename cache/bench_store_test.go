@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // storePods decodes n copies of the real pod, named apart, at resourceVersions

@@ -13,10 +13,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/internal/fault"
 	"github.com/podwatch/podwatch/internal/model"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
 )
 

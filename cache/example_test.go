@@ -7,8 +7,8 @@ import (
 	"net/http/httptest"
 
 	"github.com/podwatch/podwatch/cache"
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // A kubelet's view of its pods: list and watch the pods bound to node-a, and get

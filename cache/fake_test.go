@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/watch"
 )

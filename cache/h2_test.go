@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // freezeProxy forwards TCP connections to a backend until freeze is called: from

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // closeRecorder is a body whose Close is seen by the test.

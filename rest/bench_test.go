@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/meta"
 )
 

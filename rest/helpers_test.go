@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/podwatch/podwatch/internal/jsonx"
+	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 )
 

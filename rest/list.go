@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/podwatch/podwatch/internal/jsonx"
+	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 )
 

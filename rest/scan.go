@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/podwatch/podwatch/internal/jsonx"
+	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
 // scanner frames JSON values out of a stream. It checks only what framing needs

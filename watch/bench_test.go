@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 const benchEvents = 2000

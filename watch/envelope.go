@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/podwatch/podwatch/internal/jsonx"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 )
 

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/cache"
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/meta"
 )
 

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/cache"
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/internal/cluster"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
 )
 

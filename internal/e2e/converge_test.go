@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/cache"
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/internal/cluster"
 	"github.com/podwatch/podwatch/internal/model"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // TestConvergeReal churns pods on a real apiserver (creates on this node and

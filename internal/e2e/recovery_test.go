@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/cache"
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/internal/cluster"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // quick retries, so that recovering after a restart does not wait out the

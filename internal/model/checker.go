@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // Push is one recorded push of an undelta store: the pods it held and the

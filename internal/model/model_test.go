@@ -15,8 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/internal/fault"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // fixture: p0 on node-a at 1, p1 on node-b at 2, p2 unbound at 3, p0's image

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // Pod is one version of a pod: what the model serves, and what the checker

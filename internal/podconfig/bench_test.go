@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // realPods returns n copies of the recorded real pod (15 KB of JSON each), as an

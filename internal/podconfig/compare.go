@@ -5,7 +5,7 @@ import (
 	"maps"
 	"time"
 
-	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // entry is one stored pod with its spec and status encodings, computed when first

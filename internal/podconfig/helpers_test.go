@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/meta"
 )
 

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // storage is PodConfig's state: the pods of every source keyed by UID, and which

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // Op says what a PodUpdate means.

@@ -3,7 +3,7 @@ package trace
 import (
 	"strconv"
 
-	"github.com/podwatch/podwatch/internal/jsonx"
+	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	jsoniter "github.com/json-iterator/go"
 
-	"github.com/podwatch/podwatch/internal/jsonx"
+	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
 // Object is what the generic rest, watch and cache code needs of a decoded object:

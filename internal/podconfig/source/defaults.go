@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/internal/podconfig"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // static is what a static pod's defaults depend on: the node, where the

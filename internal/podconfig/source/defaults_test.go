@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/internal/podconfig"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 func decodeOne(t *testing.T, manifest string) *api.Pod {

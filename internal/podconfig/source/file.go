@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/internal/podconfig"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // FileOptions tune a File source; the zero value works.

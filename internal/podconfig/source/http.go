@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/podwatch/podwatch/internal/api"
 	"github.com/podwatch/podwatch/internal/podconfig"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // HTTPOptions tune an HTTP source; the zero value works.

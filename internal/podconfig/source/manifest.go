@@ -6,8 +6,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/podwatch/podwatch/internal/api"
-	"github.com/podwatch/podwatch/internal/jsonx"
+	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
 // decodeManifest turns one manifest, YAML or JSON, into pods: a Pod gives one; a

@@ -3,7 +3,7 @@ package source
 import (
 	"fmt"
 
-	"github.com/podwatch/podwatch/internal/api"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 // checkManifest checks what a static pod needs before defaults apply. It is a

@@ -3,7 +3,7 @@ package api
 import (
 	jsoniter "github.com/json-iterator/go"
 
-	"github.com/podwatch/podwatch/internal/jsonx"
+	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 )
 

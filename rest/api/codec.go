@@ -5,7 +5,7 @@ import (
 
 	jsoniter "github.com/json-iterator/go"
 
-	"github.com/podwatch/podwatch/internal/jsonx"
+	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
 // DecodePod decodes one pod from data; it is a meta.DecodeFunc[*Pod]. The pod
