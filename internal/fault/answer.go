@@ -1,35 +1,18 @@
 package fault
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
 	"strconv"
+
+	"github.com/podwatch/podwatch/internal/apiwire"
 )
-
-// status is the apiserver's error body, written here so a fault answer looks
-// exactly like a real one to the client.
-type status struct {
-	Kind       string `json:"kind"`
-	APIVersion string `json:"apiVersion"`
-	Metadata   struct {
-	} `json:"metadata"`
-	Status  string `json:"status"`
-	Message string `json:"message"`
-	Reason  string `json:"reason"`
-	Code    int    `json:"code"`
-}
-
-func statusJSON(code int, reason, message string) []byte {
-	b, _ := json.Marshal(status{Kind: "Status", APIVersion: "v1", Status: "Failure", Message: message, Reason: reason, Code: code})
-	return b
-}
 
 // GoneStatus is the Status of a 410: the resourceVersion asked for is older
 // than what the server still has.
-func GoneStatus() []byte {
-	return statusJSON(http.StatusGone, "Expired", "podwatch fault: too old resource version")
+func GoneStatus() apiwire.Status {
+	return apiwire.Gone("podwatch fault: too old resource version")
 }
 
 // Answer writes f's whole answer in place of the real response and reports
@@ -37,15 +20,15 @@ func GoneStatus() []byte {
 func Answer(w http.ResponseWriter, f Fault) bool {
 	switch f.Kind {
 	case Gone:
-		writeStatus(w, http.StatusGone, GoneStatus())
+		GoneStatus().Write(w)
 	case TooMany:
 		secs := int(math.Ceil(f.wait().Seconds()))
 		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-		writeStatus(w, http.StatusTooManyRequests, statusJSON(http.StatusTooManyRequests, "TooManyRequests",
-			"podwatch fault: too many requests, please try again later"))
+		apiwire.Status{Code: http.StatusTooManyRequests, Reason: "TooManyRequests",
+			Message: "podwatch fault: too many requests, please try again later"}.Write(w)
 	case Internal:
-		writeStatus(w, http.StatusInternalServerError, statusJSON(http.StatusInternalServerError, "InternalError",
-			"podwatch fault: an error on the server has prevented the request from succeeding"))
+		apiwire.Status{Code: http.StatusInternalServerError, Reason: "InternalError",
+			Message: "podwatch fault: an error on the server has prevented the request from succeeding"}.Write(w)
 	case HTML:
 		code := f.Status
 		if code == 0 {
@@ -59,10 +42,4 @@ func Answer(w http.ResponseWriter, f Fault) bool {
 		return false
 	}
 	return true
-}
-
-func writeStatus(w http.ResponseWriter, code int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	w.Write(append(body, '\n'))
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/podwatch/podwatch/internal/apiwire"
 )
 
 func events(n int) []byte {
@@ -55,7 +57,7 @@ func TestStreamFaults(t *testing.T) {
 		{"cut after 0 events", "cut", "", ErrCut},
 		{"cut after 100 bytes", "cut:bytes=100", string(body[:100]), ErrCut},
 		{"half of the third event", "half-event:events=2", first(2) + string(lines[2][:len(lines[2])/2]), ErrCut},
-		{"410 as an ERROR event after 3", "gone-event:events=3", first(3) + `{"type":"ERROR","object":` + string(GoneStatus()) + "}\n", ErrEnded},
+		{"410 as an ERROR event after 3", "gone-event:events=3", first(3) + string(apiwire.ErrorEvent(GoneStatus())), ErrEnded},
 		{"garbage after 1", "garbage:events=1", first(1) + "\x00\xff}{ not json \x1b[0m\n", ErrCut},
 		{"a stall lets every byte through", "stall:events=1,wait=1ms", string(body), nil},
 		{"a fault past the end never strikes", "cut:events=9", string(body), nil},

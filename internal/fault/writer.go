@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/http"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/apiwire"
 )
 
 // ErrCut says a stream fault has cut the connection: the handler must stop
@@ -123,7 +125,7 @@ func (w *Writer) strike() error {
 	case Cut:
 		w.done = ErrCut
 	case GoneEvent:
-		w.pass([]byte(`{"type":"ERROR","object":` + string(GoneStatus()) + "}\n"))
+		w.pass(apiwire.ErrorEvent(GoneStatus()))
 		w.flush()
 		w.done = ErrEnded
 	case Stall:

@@ -148,17 +148,3 @@ func (p Pod) JSON() []byte {
 	}
 	return b
 }
-
-// bookmarkJSON is the object of a BOOKMARK event at rv.
-func bookmarkJSON(rv int64, initialEnd bool) []byte {
-	w := struct {
-		Kind       string   `json:"kind"`
-		APIVersion string   `json:"apiVersion"`
-		Metadata   wireMeta `json:"metadata"`
-	}{Kind: "Pod", APIVersion: "v1", Metadata: wireMeta{ResourceVersion: strconv.FormatInt(rv, 10)}}
-	if initialEnd {
-		w.Metadata.Annotations = map[string]string{"k8s.io/initial-events-end": "true"}
-	}
-	b, _ := json.Marshal(w)
-	return b
-}

@@ -2,17 +2,15 @@ package model
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/apiwire"
 	"github.com/podwatch/podwatch/internal/fault"
 )
 
@@ -69,30 +67,6 @@ func (q *request) state(rv int64) []Pod {
 	return out
 }
 
-// continueToken is what a continue parameter carries: the snapshot's version
-// and the last key sent.
-type continueToken struct {
-	RV    int64  `json:"rv"`
-	Start string `json:"start"`
-}
-
-func (t continueToken) encode() string {
-	b, _ := json.Marshal(t)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func decodeContinue(s string) (continueToken, error) {
-	var t continueToken
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err == nil {
-		err = json.Unmarshal(b, &t)
-	}
-	if err != nil || t.RV <= 0 {
-		return continueToken{}, fmt.Errorf("continue key is not valid")
-	}
-	return t, nil
-}
-
 // list serves a list with the apiserver's resourceVersion semantics: unset is
 // the newest state; "0" any state (maybe stale, limit ignored); N with
 // NotOlderThan (or without limit) the newest state if not older than N; N with
@@ -141,16 +115,17 @@ func (q *request) listSnapshot(limit int64) (at int64, start string, pageLimit i
 	last, compacted := q.s.RV(), q.s.Compacted()
 	switch {
 	case cont != "":
-		t, err := decodeContinue(cont)
-		if err != nil {
-			q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
+		t, err := apiwire.DecodeContinue(cont)
+		rv, rvErr := strconv.ParseInt(t.RV, 10, 64)
+		if err != nil || rvErr != nil {
+			q.fail(http.StatusBadRequest, "BadRequest", "continue key is not valid")
 			return 0, "", 0, false
 		}
-		if t.RV < compacted {
+		if rv < compacted {
 			q.fail(http.StatusGone, "Expired", "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
 			return 0, "", 0, false
 		}
-		return t.RV, t.Start, limit, true
+		return rv, t.After, limit, true
 	case rvParam == "":
 		return last, "", limit, true
 	case rvParam == "0":
@@ -184,20 +159,16 @@ func (q *request) writeList(rv int64, start string, limit int64) {
 		i++
 	}
 	page := pods[i:]
-	more := ""
+	md := apiwire.ListMeta{ResourceVersion: strconv.FormatInt(rv, 10)}
 	if limit > 0 && int64(len(page)) > limit {
 		page = page[:limit]
-		more = continueToken{RV: rv, Start: page[len(page)-1].Key()}.encode()
+		md.Continue = apiwire.Continue{RV: md.ResourceVersion, After: page[len(page)-1].Key()}.Encode()
+		left := int64(len(pods) - i - len(page))
+		md.RemainingItemCount = &left
 	}
-	md := map[string]any{"resourceVersion": strconv.FormatInt(rv, 10)}
-	if more != "" {
-		md["continue"] = more
-		md["remainingItemCount"] = len(pods) - i - len(page)
-	}
-	mdJSON, _ := json.Marshal(md)
 	q.w.Header().Set("Content-Type", "application/json")
 	q.w.WriteHeader(http.StatusOK)
-	if !q.send([]byte(`{"kind":"PodList","apiVersion":"v1","metadata":` + string(mdJSON) + `,"items":[` + "\n")) {
+	if !q.send(append(apiwire.ListHead("PodList", md), '\n')) {
 		return
 	}
 	for j, p := range page {
@@ -209,7 +180,7 @@ func (q *request) writeList(rv int64, start string, limit int64) {
 			return
 		}
 	}
-	q.send([]byte("]}\n"))
+	q.send([]byte(apiwire.ListTail + "\n"))
 }
 
 // watch serves a watch: from a version (410 if compacted, as an answer or an
@@ -242,16 +213,16 @@ func (q *request) watch() {
 	q.w.(http.Flusher).Flush()
 	if gone {
 		q.s.logf("%s: ERROR 410", q.r.URL.RequestURI())
-		q.send(event("ERROR", statusJSON(http.StatusGone, "Expired", goneMessage(cursor, compacted))))
+		q.send(apiwire.ErrorEvent(apiwire.Gone(goneMessage(cursor, compacted))))
 		return
 	}
 	if initial {
 		for _, p := range q.state(cursor) {
-			if !q.send(event("ADDED", p.JSON())) {
+			if !q.send(apiwire.Event(apiwire.Added, p.JSON())) {
 				return
 			}
 		}
-		if sendInitial && !q.send(event("BOOKMARK", bookmarkJSON(cursor, true))) {
+		if sendInitial && !q.send(apiwire.Event(apiwire.Bookmark, apiwire.PodBookmark(strconv.FormatInt(cursor, 10), true))) {
 			return
 		}
 	}
@@ -309,7 +280,7 @@ func (q *request) follow(ctx context.Context, cursor int64, bookmarks bool) {
 	for {
 		changes, now, changed := q.s.since(cursor)
 		for _, c := range changes {
-			if typ := q.eventType(c); typ != "" && !q.send(event(typ, c.Pod.JSON())) {
+			if typ := q.eventType(c); typ != "" && !q.send(apiwire.Event(typ, c.Pod.JSON())) {
 				return
 			}
 		}
@@ -317,7 +288,7 @@ func (q *request) follow(ctx context.Context, cursor int64, bookmarks bool) {
 		select {
 		case <-changed:
 		case <-tick.C:
-			if bookmarks && !q.send(event("BOOKMARK", bookmarkJSON(cursor, false))) {
+			if bookmarks && !q.send(apiwire.Event(apiwire.Bookmark, apiwire.PodBookmark(strconv.FormatInt(cursor, 10), false))) {
 				return
 			}
 		case <-ctx.Done():
@@ -335,22 +306,11 @@ func (q *request) eventType(c Change) string {
 	is := c.Op != Delete && q.keep(c.Pod)
 	switch {
 	case was && is:
-		return "MODIFIED"
+		return apiwire.Modified
 	case is:
-		return "ADDED"
+		return apiwire.Added
 	case was:
-		return "DELETED"
+		return apiwire.Deleted
 	}
 	return ""
-}
-
-func event(typ string, obj []byte) []byte {
-	var b strings.Builder
-	b.Grow(len(obj) + 32)
-	b.WriteString(`{"type":"`)
-	b.WriteString(typ)
-	b.WriteString(`","object":`)
-	b.Write(obj)
-	b.WriteString("}\n")
-	return []byte(b.String())
 }

@@ -2,7 +2,6 @@ package model
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/apiwire"
 	"github.com/podwatch/podwatch/internal/fault"
 )
 
@@ -385,31 +385,15 @@ func parseSelector(s string) (node string, err error) {
 	return v, nil
 }
 
-// status is the body of a failure.
-type status struct {
-	Kind       string         `json:"kind"`
-	APIVersion string         `json:"apiVersion"`
-	Metadata   struct{}       `json:"metadata"`
-	Status     string         `json:"status"`
-	Message    string         `json:"message"`
-	Reason     string         `json:"reason"`
-	Details    map[string]any `json:"details,omitempty"`
-	Code       int            `json:"code"`
-}
-
-func statusJSON(code int, reason, message string) []byte {
-	st := status{Kind: "Status", APIVersion: "v1", Status: "Failure", Message: message, Reason: reason, Code: code}
-	if code == http.StatusGatewayTimeout {
-		st.Details = map[string]any{"retryAfterSeconds": 1}
-	}
-	b, _ := json.Marshal(st)
-	return b
-}
-
+// writeStatus answers with the apiserver's Status; a 504 (a resourceVersion
+// the server has not reached) tells the client when to try again, as the
+// apiserver does.
 func writeStatus(w http.ResponseWriter, code int, reason, message string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	w.Write(append(statusJSON(code, reason, message), '\n'))
+	st := apiwire.Status{Code: code, Reason: reason, Message: message}
+	if code == http.StatusGatewayTimeout {
+		st.Details = &apiwire.Details{RetryAfterSeconds: 1}
+	}
+	st.Write(w)
 }
 
 func goneMessage(rv, compacted int64) string {
