@@ -72,11 +72,13 @@ fixtures: cluster-bins
 	$(GO) test ./internal/fixture -run TestBundledFixturesReplay -update
 
 # podwatch and client-go v0.37.2 side by side on the same synthetic apiserver and
-# stream (docs/BENCH.md): one table with the ratios. A few minutes on 2 cores.
+# stream (benchserver, docs/BENCH.md): one table with the ratios. A few minutes
+# on 2 cores. BENCHFLAGS=-quick makes a smoke run of small scenarios.
 bench:
 	$(GO) build -o bin/podwatch ./cmd/podwatch
+	$(GO) build -o bin/benchserver ./internal/benchserver/cmd/benchserver
 	cd internal/benchcmp && $(GO) build -o ../../bin/clientgo-bench .
-	$(GO) run ./internal/benchrun
+	$(GO) run ./internal/benchserver/cmd/benchrun $(BENCHFLAGS)
 
 # The Go benchmarks of every package, allocations reported.
 bench-go:

@@ -17,10 +17,11 @@ import (
 	"github.com/podwatch/podwatch/rest/meta"
 )
 
-const benchUsage = `Usage: podwatch bench sync|decode|serve|stream [flags]
+const benchUsage = `Usage: podwatch bench sync|decode [flags]
 
-Benchmarks, each printing one JSON line on stdout (serve prints its address
-on stderr). See docs/BENCH.md and make bench.
+Benchmarks, each printing one JSON line on stdout. See docs/BENCH.md and make
+bench, whose synthetic apiserver and stream files come from the benchserver
+tool (internal/benchserver/cmd/benchserver).
 
   bench sync --server URL --node NODE --until-rv RV [--watch-list=true|false]
              [--chunk-size N] [--cpuprofile FILE] [connection flags]
@@ -30,10 +31,6 @@ on stderr). See docs/BENCH.md and make bench.
       decode a watch stream (newline-delimited events) K times in memory after
       one warm-up pass; prints events, events_per_s, mb_per_s,
       allocs_per_event, bytes_per_event
-  bench serve --pod FILE --pods N --events M [--node NODE] [--addr ADDR] [--vary]
-      a synthetic apiserver: N copies of the pod, then M MODIFIED events
-  bench stream --pod FILE --pods N --events M --out FILE
-      write the M events of bench serve's watch as a stream file
 `
 
 func (e Env) benchCmd(ctx context.Context, args []string) error {
@@ -46,10 +43,6 @@ func (e Env) benchCmd(ctx context.Context, args []string) error {
 		return e.benchSync(ctx, rest)
 	case "decode":
 		return e.benchDecode(rest)
-	case "serve":
-		return e.benchServe(ctx, rest)
-	case "stream":
-		return e.benchStream(rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(e.Stdout, benchUsage)
 		return errHelp

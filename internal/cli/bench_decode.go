@@ -5,15 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"runtime"
 	"time"
 
-	"context"
-
-	"github.com/podwatch/podwatch/internal/benchserver"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
 )
@@ -85,87 +80,4 @@ func (e Env) benchDecode(args []string) error {
 		AllocsPerEvent: float64(after.Mallocs-before.Mallocs) / n,
 		BytesPerEvent:  float64(after.TotalAlloc-before.TotalAlloc) / n,
 	})
-}
-
-// benchPodFlags are the synthetic server's: the template and the counts.
-type benchPodFlags struct {
-	pod          string
-	pods, events int
-	node         string
-	vary         bool
-}
-
-func (b *benchPodFlags) register(c *command) {
-	c.fs.StringVar(&b.pod, "pod", "testdata/pod.json", "the template pod `file` (JSON)")
-	c.fs.IntVar(&b.pods, "pods", 110, "how many copies of the pod")
-	c.fs.IntVar(&b.events, "events", 2000, "how many MODIFIED events after them")
-	c.fs.StringVar(&b.node, "node", "node-1", "the `node` the copies are bound to")
-	c.fs.BoolVar(&b.vary, "vary", false, "make the copies differ where replicas do (times, token volume, container IDs, pod IP), not only in name, uid and resourceVersion")
-}
-
-func (b *benchPodFlags) server() (*benchserver.Server, error) {
-	tmpl, err := os.ReadFile(b.pod)
-	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
-	}
-	if b.pods <= 0 || b.events < 0 {
-		return nil, fmt.Errorf("bench: --pods %d --events %d: want pods > 0, events >= 0", b.pods, b.events)
-	}
-	pods, err := benchserver.NewPods(tmpl, b.pods, b.node, benchserver.PodsOptions{Vary: b.vary})
-	if err != nil {
-		return nil, err
-	}
-	return &benchserver.Server{Pods: pods, M: b.events}, nil
-}
-
-func (e Env) benchStream(args []string) error {
-	c := newCommand("bench stream", benchUsage)
-	var b benchPodFlags
-	b.register(c)
-	out := c.fs.String("out", "", "the stream `file` to write")
-	if _, err := c.parse(e.Stdout, args); err != nil {
-		return err
-	}
-	if *out == "" {
-		return usagef(c.name, "no --out given")
-	}
-	srv, err := b.server()
-	if err != nil {
-		return err
-	}
-	var buf []byte
-	for k := 0; k < srv.M; k++ {
-		buf = srv.Pods.Event(buf, "MODIFIED", srv.Pods.EventPod(k), srv.Pods.EventRV(k))
-	}
-	if err := os.WriteFile(*out, buf, 0o644); err != nil {
-		return fmt.Errorf("bench stream: %w", err)
-	}
-	return printJSON(e.Stdout, map[string]any{"events": srv.M, "bytes": len(buf), "last_rv": srv.LastRV()})
-}
-
-func (e Env) benchServe(ctx context.Context, args []string) error {
-	c := newCommand("bench serve", benchUsage)
-	var b benchPodFlags
-	b.register(c)
-	addr := c.fs.String("addr", "127.0.0.1:0", "the `address` to listen on")
-	if _, err := c.parse(e.Stdout, args); err != nil {
-		return err
-	}
-	srv, err := b.server()
-	if err != nil {
-		return err
-	}
-	l, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("bench serve: %w", err)
-	}
-	hs := &http.Server{Handler: srv}
-	done := make(chan struct{})
-	go func() { defer close(done); hs.Serve(l) }()
-	fmt.Fprintf(e.Stderr, "podwatch bench: serving %d pods and %d events (last resourceVersion %d) on http://%s\n",
-		b.pods, b.events, srv.LastRV(), l.Addr())
-	<-ctx.Done()
-	hs.Close()
-	<-done
-	return nil
 }

@@ -99,7 +99,7 @@ Usage:
   podwatch watch  --replay FIXTURE        the same against a recorded fixture
   podwatch record --out DIR [watch flags] watch and save the HTTP exchanges as a fixture
   podwatch serve  FIXTURE [--addr ADDR]   serve a recorded fixture as a fake apiserver
-  podwatch bench  sync|decode|serve|stream  benchmarks (docs/BENCH.md)
+  podwatch bench  sync|decode             benchmarks (docs/BENCH.md)
   podwatch version                        print the version
 
 Run 'podwatch COMMAND --help' for a command's flags.

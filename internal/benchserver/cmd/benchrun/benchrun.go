@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// config is the command line: the three binaries, the template, the size.
+type config struct {
+	podwatch, clientgo, server string
+	pod                        string
+	quick                      bool
+}
+
+// Main runs the command line args (without the program name), prints the
+// tables on stdout, and returns the exit status. Ending ctx stops every
+// process it started.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var c config
+	fs := flag.NewFlagSet("benchrun", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.podwatch, "podwatch", "bin/podwatch", "the podwatch `binary`")
+	fs.StringVar(&c.clientgo, "clientgo", "bin/clientgo-bench", "the client-go bench `binary`")
+	fs.StringVar(&c.server, "benchserver", "bin/benchserver", "the synthetic apiserver's `binary`")
+	fs.StringVar(&c.pod, "pod", "testdata/pod.json", "the template pod `file`")
+	fs.BoolVar(&c.quick, "quick", false, "small scenarios only (a smoke run)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "benchrun: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if err := c.run(ctx, stdout); err != nil {
+		fmt.Fprintln(stderr, "benchrun:", err)
+		return 1
+	}
+	return 0
+}
+
+// proc is one measured process.
+type proc struct {
+	out    map[string]any
+	wall   time.Duration
+	cpu    time.Duration
+	rssKB  int64
+	stderr string
+}
+
+func measure(ctx context.Context, name string, args ...string) (proc, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	p := proc{wall: time.Since(start), stderr: stderr.String()}
+	if err != nil {
+		return p, fmt.Errorf("%s %v: %w\n%s", filepath.Base(name), args, err, stderr.String())
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		p.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		p.rssKB = ru.Maxrss
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &p.out); err != nil {
+		return p, fmt.Errorf("%s %v: output %q: %w", filepath.Base(name), args, stdout.String(), err)
+	}
+	return p, nil
+}
+
+// server is a running benchserver serve.
+type server struct {
+	cmd  *exec.Cmd
+	url  string
+	last string
+}
+
+var served = regexp.MustCompile(`last resourceVersion (\d+)\) on (http://\S+)`)
+
+func (c config) startServer(ctx context.Context, n, m int, vary bool) (*server, error) {
+	cmd := exec.CommandContext(ctx, c.server, "serve", "--pod", c.pod, "--pods", strconv.Itoa(n), "--events", strconv.Itoa(m),
+		"--vary="+strconv.FormatBool(vary))
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReader(errPipe).ReadString('\n')
+	mm := served.FindStringSubmatch(line)
+	if err != nil || mm == nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("benchserver serve said %q (%v)", line, err)
+	}
+	return &server{cmd: cmd, url: mm[2], last: mm[1]}, nil
+}
+
+func (s *server) stop() {
+	s.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func (c config) run(ctx context.Context, stdout io.Writer) error {
+	tmp, err := os.MkdirTemp("", "podwatch-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := c.decode(ctx, stdout, filepath.Join(tmp, "stream.json")); err != nil {
+		return err
+	}
+	type scenario struct {
+		n, m      int
+		watchList bool
+		vary      bool // copies that differ as replicas do, not only in name
+	}
+	scenarios := []scenario{{110, 20000, true, false}, {5000, 5000, true, false}, {5000, 5000, false, false},
+		{5000, 5000, true, true}, {50000, 1000, true, false}}
+	if c.quick {
+		scenarios = []scenario{{20, 200, true, false}, {20, 200, false, false}, {20, 200, true, true}}
+	}
+	fmt.Fprintln(stdout)
+	fmt.Fprintln(stdout, "| sync | podwatch wall / CPU / peak RSS | client-go wall / CPU / peak RSS | wall | CPU | RSS |")
+	fmt.Fprintln(stdout, "| --- | --- | --- | --- | --- | --- |")
+	for _, sc := range scenarios {
+		pw, cg, err := c.sync(ctx, sc.n, sc.m, sc.watchList, sc.vary)
+		if err != nil {
+			return err
+		}
+		mode := "watch list"
+		if !sc.watchList {
+			mode = "paged list"
+		}
+		if sc.vary {
+			mode += ", copies varied as replicas"
+		}
+		fmt.Fprintf(stdout, "| N=%d M=%d, %s | %s | %s | %.2f | %.2f | %.2f |\n", sc.n, sc.m, mode, procCell(pw), procCell(cg),
+			ratio(pw.wall, cg.wall), ratio(pw.cpu, cg.cpu), float64(pw.rssKB)/float64(cg.rssKB))
+		fmt.Fprintf(stdout, "|   sync (to first push) | %.2fs | %.2fs | %.2f | | |\n", num(pw, "sync_s"), num(cg, "sync_s"), num(pw, "sync_s")/num(cg, "sync_s"))
+	}
+	fmt.Fprintln(stdout)
+	fmt.Fprintln(stdout, "Ratios are podwatch / client-go: below 1 is podwatch ahead (for events/s, above 1).")
+	fmt.Fprintln(stdout, "Copies varied as replicas differ in their times, token volume, container IDs and pod IP too,")
+	fmt.Fprintln(stdout, "so only what replicas of one template really share is the same in every copy.")
+	return nil
+}
+
+// decode writes the stream file, has each side decode it, and prints the
+// decode table.
+func (c config) decode(ctx context.Context, stdout io.Writer, stream string) error {
+	if _, err := measure(ctx, c.server, "stream", "--pod", c.pod, "--pods", "110", "--events", "2000", "--out", stream); err != nil {
+		return err
+	}
+	repeat, cgRepeat := "10", "3"
+	if c.quick {
+		repeat, cgRepeat = "1", "1"
+	}
+	pw, err := measure(ctx, c.podwatch, "bench", "decode", "--stream", stream, "--repeat", repeat)
+	if err != nil {
+		return err
+	}
+	cg, err := measure(ctx, c.clientgo, "decode", "--stream", stream, "--repeat", cgRepeat)
+	if err != nil {
+		return err
+	}
+	proto, err := measure(ctx, c.clientgo, "decode", "--stream", stream, "--repeat", repeat, "--protobuf")
+	if err != nil {
+		return err
+	}
+	printDecode(stdout, pw, cg, proto)
+	return nil
+}
+
+// sync runs each side against one server of n copies and m events until a
+// push reflects the last.
+func (c config) sync(ctx context.Context, n, m int, watchList, vary bool) (pw, cg proc, err error) {
+	srv, err := c.startServer(ctx, n, m, vary)
+	if err != nil {
+		return pw, cg, err
+	}
+	defer srv.stop()
+	wl := "--watch-list=" + strconv.FormatBool(watchList)
+	if pw, err = measure(ctx, c.podwatch, "bench", "sync", "--server", srv.url, "--node", "node-1", "--until-rv", srv.last, wl); err != nil {
+		return pw, cg, err
+	}
+	cg, err = measure(ctx, c.clientgo, "sync", "--server", srv.url, "--node", "node-1", "--until-rv", srv.last, wl)
+	return pw, cg, err
+}
+
+func printDecode(w io.Writer, pw, cg, proto proc) {
+	fmt.Fprintln(w, "| decode, 2,000 real-pod events in memory | events/s | MB/s | allocs/event | bytes/event |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- |")
+	for _, r := range []struct {
+		name string
+		p    proc
+	}{{"podwatch (JSON)", pw}, {"client-go (JSON)", cg}, {"client-go (protobuf)", proto}} {
+		fmt.Fprintf(w, "| %s | %.0f | %.1f | %.0f | %.0f |\n", r.name, num(r.p, "events_per_s"), num(r.p, "mb_per_s"), num(r.p, "allocs_per_event"), num(r.p, "bytes_per_event"))
+	}
+	fmt.Fprintf(w, "| podwatch / client-go JSON | %.1fx | %.1fx | %.2f | %.2f |\n",
+		num(pw, "events_per_s")/num(cg, "events_per_s"), num(pw, "mb_per_s")/num(cg, "mb_per_s"),
+		num(pw, "allocs_per_event")/num(cg, "allocs_per_event"), num(pw, "bytes_per_event")/num(cg, "bytes_per_event"))
+	fmt.Fprintf(w, "| podwatch / client-go protobuf | %.2fx | | %.2f | %.2f |\n",
+		num(pw, "events_per_s")/num(proto, "events_per_s"),
+		num(pw, "allocs_per_event")/num(proto, "allocs_per_event"), num(pw, "bytes_per_event")/num(proto, "bytes_per_event"))
+}
+
+func procCell(p proc) string {
+	return fmt.Sprintf("%.1fs / %.1fs / %d MB", p.wall.Seconds(), p.cpu.Seconds(), p.rssKB/1024)
+}
+
+func ratio(a, b time.Duration) float64 { return a.Seconds() / b.Seconds() }
+
+func num(p proc, key string) float64 {
+	v, _ := p.out[key].(float64)
+	return v
+}

@@ -1,0 +1,20 @@
+// Command benchserver is the synthetic apiserver of make bench
+// (internal/benchserver): `benchserver serve` serves N copies of a pod and M
+// events until interrupted, `benchserver stream` writes those events as a
+// watch stream file for `podwatch bench decode`. Run it with no arguments
+// for its flags.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
