@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +14,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/tool"
 )
 
 // config is the command line: the three binaries, the template, the size.
@@ -30,28 +30,20 @@ type config struct {
 // process it started.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var c config
-	fs := flag.NewFlagSet("benchrun", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := tool.NewFlagSet("benchrun", stderr)
 	fs.StringVar(&c.podwatch, "podwatch", "bin/podwatch", "the podwatch `binary`")
 	fs.StringVar(&c.clientgo, "clientgo", "bin/clientgo-bench", "the client-go bench `binary`")
 	fs.StringVar(&c.server, "benchserver", "bin/benchserver", "the synthetic apiserver's `binary`")
 	fs.StringVar(&c.pod, "pod", "testdata/pod.json", "the template pod `file`")
 	fs.BoolVar(&c.quick, "quick", false, "small scenarios only (a smoke run)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "benchrun: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if status, ok := tool.Parse(fs, args); !ok {
+		return status
 	}
 	if err := c.run(ctx, stdout); err != nil {
 		fmt.Fprintln(stderr, "benchrun:", err)
-		return 1
+		return tool.ExitError
 	}
-	return 0
+	return tool.ExitOK
 }
 
 // proc is one measured process.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"os"
 
 	"github.com/podwatch/podwatch/internal/benchserver"
+	"github.com/podwatch/podwatch/internal/tool"
 )
 
 const usage = `Usage: benchserver serve|stream [flags]
@@ -24,48 +24,24 @@ const usage = `Usage: benchserver serve|stream [flags]
       on stdout: events, bytes, last_rv)
 `
 
-// Exit statuses, as podwatch's.
-const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
-)
-
-// errUsage marks an error in the command line; the flag package has
-// already said what was wrong.
-var errUsage = errors.New("usage")
-
 // Main runs the command line args (without the program name) and returns
 // the exit status. serve returns once ctx ends, with its server closed.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	err := dispatch(ctx, args, stdout, stderr)
-	switch {
-	case err == nil || errors.Is(err, flag.ErrHelp):
-		return exitOK
-	case errors.Is(err, errUsage):
-		return exitUsage
-	default:
-		fmt.Fprintf(stderr, "benchserver: %v\n", err)
-		return exitError
-	}
-}
-
-func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errUsage
+		return tool.ExitUsage
 	}
 	switch sub, subArgs := args[0], args[1:]; sub {
 	case "serve":
-		return serve(ctx, subArgs, stderr)
+		return serveCmd(ctx, subArgs, stderr)
 	case "stream":
-		return stream(subArgs, stdout, stderr)
+		return streamCmd(subArgs, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
-		return nil
+		return tool.ExitOK
 	default:
 		fmt.Fprintf(stderr, "benchserver: unknown command %q\n%s", sub, usage)
-		return errUsage
+		return tool.ExitUsage
 	}
 }
 
@@ -78,8 +54,7 @@ type podFlags struct {
 }
 
 func newFlagSet(name string, stderr io.Writer, p *podFlags) *flag.FlagSet {
-	fs := flag.NewFlagSet("benchserver "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := tool.NewFlagSet("benchserver "+name, stderr)
 	fs.StringVar(&p.pod, "pod", "testdata/pod.json", "the template pod `file` (JSON)")
 	fs.IntVar(&p.pods, "pods", 110, "how many copies of the pod")
 	fs.IntVar(&p.events, "events", 2000, "how many MODIFIED events after them")
@@ -88,19 +63,13 @@ func newFlagSet(name string, stderr io.Writer, p *podFlags) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args into fs, turning a bad command line into errUsage.
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+// exit reports err, if any, and returns the status it calls for.
+func exit(stderr io.Writer, name string, err error) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "benchserver %s: %v\n", name, err)
+		return tool.ExitError
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		return errUsage
-	}
-	return nil
+	return tool.ExitOK
 }
 
 func (p *podFlags) server() (*benchserver.Server, error) {
@@ -118,27 +87,31 @@ func (p *podFlags) server() (*benchserver.Server, error) {
 	return &benchserver.Server{Pods: pods, M: p.events}, nil
 }
 
-func stream(args []string, stdout, stderr io.Writer) error {
+func streamCmd(args []string, stdout, stderr io.Writer) int {
 	var p podFlags
 	fs := newFlagSet("stream", stderr, &p)
 	out := fs.String("out", "", "the stream `file` to write")
-	if err := parse(fs, args); err != nil {
-		return err
+	if status, ok := tool.Parse(fs, args); !ok {
+		return status
 	}
 	if *out == "" {
 		fmt.Fprintln(stderr, "benchserver stream: no --out given")
-		return errUsage
+		return tool.ExitUsage
 	}
+	return exit(stderr, "stream", stream(p, *out, stdout))
+}
+
+func stream(p podFlags, out string, stdout io.Writer) error {
 	srv, err := p.server()
 	if err != nil {
-		return fmt.Errorf("stream: %w", err)
+		return err
 	}
 	var buf []byte
 	for k := 0; k < srv.M; k++ {
 		buf = srv.Pods.Event(buf, "MODIFIED", srv.Pods.EventPod(k), srv.Pods.EventRV(k))
 	}
-	if err := os.WriteFile(*out, buf, 0o644); err != nil {
-		return fmt.Errorf("stream: %w", err)
+	if err := os.WriteFile(out, buf, 0o644); err != nil {
+		return err
 	}
 	line, err := json.Marshal(map[string]any{"events": srv.M, "bytes": len(buf), "last_rv": srv.LastRV()})
 	if err != nil {
@@ -148,20 +121,24 @@ func stream(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-func serve(ctx context.Context, args []string, stderr io.Writer) error {
+func serveCmd(ctx context.Context, args []string, stderr io.Writer) int {
 	var p podFlags
 	fs := newFlagSet("serve", stderr, &p)
 	addr := fs.String("addr", "127.0.0.1:0", "the `address` to listen on")
-	if err := parse(fs, args); err != nil {
-		return err
+	if status, ok := tool.Parse(fs, args); !ok {
+		return status
 	}
+	return exit(stderr, "serve", serve(ctx, p, *addr, stderr))
+}
+
+func serve(ctx context.Context, p podFlags, addr string, stderr io.Writer) error {
 	srv, err := p.server()
 	if err != nil {
-		return fmt.Errorf("serve: %w", err)
+		return err
 	}
-	l, err := net.Listen("tcp", *addr)
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("serve: %w", err)
+		return err
 	}
 	hs := &http.Server{Handler: srv}
 	done := make(chan struct{})

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/tool"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
 )
@@ -25,8 +26,8 @@ const podFile = "../../../../testdata/pod.json"
 func TestStream(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "stream.json")
 	var stdout, stderr bytes.Buffer
-	if code := Main(context.Background(), []string{"stream", "--pod", podFile, "--pods", "3", "--events", "40", "--out", out}, &stdout, &stderr); code != exitOK {
-		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitOK, stderr.String())
+	if code := Main(context.Background(), []string{"stream", "--pod", podFile, "--pods", "3", "--events", "40", "--out", out}, &stdout, &stderr); code != tool.ExitOK {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, tool.ExitOK, stderr.String())
 	}
 	var wrote struct {
 		Events int   `json:"events"`
@@ -129,8 +130,8 @@ func servedPodIPs(t *testing.T, vary bool) []string {
 	cancel()
 	select {
 	case code := <-exited:
-		if code != exitOK {
-			t.Fatalf("serve exited %d after its context ended, want %d", code, exitOK)
+		if code != tool.ExitOK {
+			t.Fatalf("serve exited %d after its context ended, want %d", code, tool.ExitOK)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve still running 30s after its context ended")
@@ -145,14 +146,14 @@ func TestExitStatus(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"no command", nil, exitUsage},
-		{"unknown command", []string{"sync"}, exitUsage},
-		{"unknown flag", []string{"serve", "--nodes", "3"}, exitUsage},
-		{"stray argument", []string{"stream", "--out", out, "extra"}, exitUsage},
-		{"no --out", []string{"stream", "--pod", podFile}, exitUsage},
-		{"help", []string{"serve", "--help"}, exitOK},
-		{"no template", []string{"stream", "--pod", "missing.json", "--out", out}, exitError},
-		{"no pods", []string{"stream", "--pod", podFile, "--pods", "0", "--out", out}, exitError},
+		{"no command", nil, tool.ExitUsage},
+		{"unknown command", []string{"sync"}, tool.ExitUsage},
+		{"unknown flag", []string{"serve", "--nodes", "3"}, tool.ExitUsage},
+		{"stray argument", []string{"stream", "--out", out, "extra"}, tool.ExitUsage},
+		{"no --out", []string{"stream", "--pod", podFile}, tool.ExitUsage},
+		{"help", []string{"serve", "--help"}, tool.ExitOK},
+		{"no template", []string{"stream", "--pod", "missing.json", "--out", out}, tool.ExitError},
+		{"no pods", []string{"stream", "--pod", podFile, "--pods", "0", "--out", out}, tool.ExitError},
 	} {
 		var stderr bytes.Buffer
 		if got := Main(context.Background(), tc.args, io.Discard, &stderr); got != tc.want {
