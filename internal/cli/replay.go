@@ -113,7 +113,7 @@ func (fs *fixtureServer) url() string {
 // replayLog sends the replay server's notes (what it made up, which faults
 // struck) to the -v 6 log.
 func replayLog(log *logger) func(string, ...any) {
-	if !log.V(traceRequests) {
+	if !log.V(verboseRequests) {
 		return nil
 	}
 	return func(format string, args ...any) { log.printf("replay: "+format, args...) }

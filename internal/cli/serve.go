@@ -65,7 +65,7 @@ func (e Env) serveCmd(ctx context.Context, args []string) error {
 	log := newLogger(e.Stderr, *verbosity)
 	srv := fixture.NewServerWithOptions(rec, fixture.Options{Speed: *speed, Faults: faults, Log: replayLog(log)})
 	var h http.Handler = srv
-	if log.V(traceRequests) {
+	if log.V(verboseRequests) {
 		h = logRequests(log, h)
 	}
 	fs, err := startFixtureServer(*addr, h, rf.http2)

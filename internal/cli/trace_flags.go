@@ -127,8 +127,8 @@ func traceConfig(cfg *rest.Config, tr *trace.Tracer) {
 	}
 }
 
-// traceLayers is the tracer's RoundTripper layer, none without a tracer.
-func traceLayers(tr *trace.Tracer) layer {
+// tracerLayer is the tracer's RoundTripper layer, none without a tracer.
+func tracerLayer(tr *trace.Tracer) layer {
 	if tr == nil {
 		return nil
 	}

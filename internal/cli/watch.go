@@ -67,9 +67,9 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p plan, cfg rest.Con
 	if x.monitor != nil {
 		layers = append(layers, x.monitor.layer())
 	}
-	// The trace is the outermost of these, right beneath the credentials: it
-	// sees requests as they are sent.
-	layers = append(layers, prog.layer(), traceLayer(log), traceLayers(tr))
+	// The -v log and the tracer are the outermost of these, right beneath the
+	// credentials: they see requests as they are sent.
+	layers = append(layers, prog.layer(), httpLogLayer(log), tracerLayer(tr))
 	addLayers(&cfg, layers...)
 	traceConfig(&cfg, tr)
 	client, err := rest.NewClient(cfg)

@@ -14,39 +14,39 @@ import (
 	"github.com/podwatch/podwatch/internal/trace"
 )
 
-// Verbosity levels of the HTTP trace, as kubectl's -v.
+// Verbosity levels of the -v HTTP log, as kubectl's.
 const (
-	traceRequests = 6 // method, URL, status, latency
-	traceHeaders  = 7 // request and response headers, credentials masked
-	traceBodies   = 8 // bodies, cut short
+	verboseRequests = 6 // method, URL, status, latency
+	verboseHeaders  = 7 // request and response headers, credentials masked
+	verboseBodies   = 8 // bodies, cut short
 )
 
 // bodyLogLimit is how much of a body -v 8 shows.
 const bodyLogLimit = 1024
 
-// traceLayer returns the -v RoundTripper, or nil below level 6.
-func traceLayer(log *logger) layer {
-	if !log.V(traceRequests) {
+// httpLogLayer returns the -v RoundTripper, or nil below level 6.
+func httpLogLayer(log *logger) layer {
+	if !log.V(verboseRequests) {
 		return nil
 	}
-	return func(next http.RoundTripper) http.RoundTripper { return &traceTransport{next: next, log: log} }
+	return func(next http.RoundTripper) http.RoundTripper { return &httpLogTransport{next: next, log: log} }
 }
 
-// traceTransport logs each request and its answer (-v 6 to 8; --trace is
+// httpLogTransport logs each request and its answer (-v 6 to 8; --trace is
 // internal/trace). It sits beneath the kubeconfig's credential layer, so it
 // sees the Authorization header that is finally sent, and masks it as the
 // trace does.
-type traceTransport struct {
+type httpLogTransport struct {
 	next http.RoundTripper
 	log  *logger
 }
 
-func (t *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *httpLogTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	where := req.Method + " " + req.URL.Redacted()
-	if t.log.V(traceHeaders) {
+	if t.log.V(verboseHeaders) {
 		t.log.printf("%s\nRequest Headers:%s", where, formatHeaders(req.Header))
 	}
-	if t.log.V(traceBodies) {
+	if t.log.V(verboseBodies) {
 		t.logRequestBody(req)
 	}
 	start := time.Now()
@@ -57,16 +57,16 @@ func (t *traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	t.log.printf("%s %s in %d milliseconds", where, resp.Status, elapsed.Milliseconds())
-	if t.log.V(traceHeaders) {
+	if t.log.V(verboseHeaders) {
 		t.log.printf("Response Headers:%s", formatHeaders(resp.Header))
 	}
-	if t.log.V(traceBodies) && resp.Body != nil {
+	if t.log.V(verboseBodies) && resp.Body != nil {
 		resp.Body = &loggedBody{body: resp.Body, log: t.log, where: where}
 	}
 	return resp, nil
 }
 
-func (t *traceTransport) logRequestBody(req *http.Request) {
+func (t *httpLogTransport) logRequestBody(req *http.Request) {
 	if req.Body == nil || req.GetBody == nil {
 		return
 	}
