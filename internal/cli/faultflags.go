@@ -35,8 +35,8 @@ func (r *replayFaults) register(fs *flag.FlagSet, prefix string) {
 	fs.BoolVar(&r.http2, "http2", false, prefix+"serve HTTP/2 over TLS (a certificate made for this run) instead of HTTP/1.1")
 }
 
-// plan reads the flags into a fault plan; nil when no fault is asked for.
-func (r *replayFaults) plan(cmd string) (*fault.Plan, error) {
+// planFaults reads the flags into a fault plan; nil when no fault is asked for.
+func (r *replayFaults) planFaults(cmd string) (*fault.Plan, error) {
 	var faults []fault.Fault
 	if r.file != "" {
 		fs, err := fault.LoadScenario(r.file)

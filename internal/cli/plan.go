@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// plan is what to list and watch, worked out from the flags (and, for a
+// watchPlan is what to list and watch, worked out from the flags (and, for a
 // replay, from the recording).
-type plan struct {
+type watchPlan struct {
 	node          string // the node static pods are named for; "" only with no static sources
 	namespace     string // "" for all
 	fieldSelector string
@@ -17,8 +17,9 @@ type plan struct {
 	maxEvents     int
 }
 
-func (f *watchFlags) plan(e Env) (plan, error) {
-	p := plan{
+// planWatch works out the watch plan from the flags alone.
+func (f *watchFlags) planWatch(e Env) (watchPlan, error) {
+	p := watchPlan{
 		node:          f.node,
 		namespace:     f.namespace,
 		labelSelector: f.selector,
@@ -29,7 +30,7 @@ func (f *watchFlags) plan(e Env) (plan, error) {
 	if p.node == "" {
 		h, err := hostname(e)
 		if err != nil {
-			return plan{}, err
+			return watchPlan{}, err
 		}
 		p.node = h
 	}
@@ -55,9 +56,9 @@ func hostname(e Env) (string, error) {
 	return h, nil
 }
 
-// describe summarises the plan for a recording's comment; it holds no
+// describe summarises the watch plan for a recording's comment; it holds no
 // credential.
-func (p plan) describe() string {
+func (p watchPlan) describe() string {
 	var parts []string
 	add := func(k, v string) {
 		if v != "" {

@@ -43,7 +43,7 @@ func (e Env) recordCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := f.plan(e)
+	p, err := f.planWatch(e)
 	if err != nil {
 		return err
 	}

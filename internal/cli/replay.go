@@ -24,11 +24,11 @@ func (e Env) replayWatch(ctx context.Context, c *command, f *watchFlags) error {
 	if err != nil {
 		return err
 	}
-	p, err := replayPlan(c, f, rec, e)
+	p, err := planReplay(c, f, rec, e)
 	if err != nil {
 		return err
 	}
-	faults, err := f.faults.plan(c.name)
+	faults, err := f.faults.planFaults(c.name)
 	if err != nil {
 		return err
 	}
@@ -141,12 +141,12 @@ func (fs *fixtureServer) enter() bool {
 	return true
 }
 
-// replayPlan takes what the flags leave unset from the recording's first pods
+// planReplay takes what the flags leave unset from the recording's first pods
 // request, so that a fixture replays without repeating the flags it was
 // recorded with: the fixture server answers only requests shaped like the
 // recorded ones.
-func replayPlan(c *command, f *watchFlags, rec *fixture.Recording, e Env) (plan, error) {
-	p := plan{
+func planReplay(c *command, f *watchFlags, rec *fixture.Recording, e Env) (watchPlan, error) {
+	p := watchPlan{
 		node:          f.node,
 		namespace:     f.namespace,
 		labelSelector: f.selector,
@@ -157,9 +157,9 @@ func replayPlan(c *command, f *watchFlags, rec *fixture.Recording, e Env) (plan,
 	first, list := firstPodsRequests(rec)
 	selectorGiven := c.set("node") || c.set("all-nodes") || c.set("field-selector")
 	if first == nil || selectorGiven {
-		computed, err := f.plan(e)
+		computed, err := f.planWatch(e)
 		if err != nil {
-			return plan{}, err
+			return watchPlan{}, err
 		}
 		p.node, p.fieldSelector = computed.node, computed.fieldSelector
 	} else {
@@ -185,7 +185,7 @@ func replayPlan(c *command, f *watchFlags, rec *fixture.Recording, e Env) (plan,
 	if p.node == "" && (f.manifests != "" || f.manifestURL != "") {
 		h, err := hostname(e)
 		if err != nil {
-			return plan{}, err
+			return watchPlan{}, err
 		}
 		p.node = h
 	}

@@ -58,7 +58,7 @@ func (e Env) serveCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	faults, err := rf.plan(c.name)
+	faults, err := rf.planFaults(c.name)
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ import (
 type session struct {
 	env     Env
 	flags   *watchFlags
-	plan    plan
+	plan    watchPlan
 	log     *logger
 	out     *printer
 	lw      *cache.ListWatch[*api.Pod]

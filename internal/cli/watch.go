@@ -32,7 +32,7 @@ func (e Env) watchCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := f.plan(e)
+	p, err := f.planWatch(e)
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ type sessionExtras struct {
 }
 
 // runSession builds the client and the session for p and runs it.
-func (e Env) runSession(ctx context.Context, f *watchFlags, p plan, cfg rest.Config, x sessionExtras) (err error) {
+func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg rest.Config, x sessionExtras) (err error) {
 	log := newLogger(e.Stderr, f.verbosity)
 	tr, closeTrace, err := f.trace.openTrace(e, log)
 	if err != nil {
