@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/term"
 )
 
 // Exit statuses.
@@ -81,7 +83,7 @@ func (e Env) withDefaults() Env {
 		w := e.Stderr
 		e.StderrIsTerminal = func() bool {
 			f, ok := w.(*os.File)
-			return ok && isTerminal(f)
+			return ok && term.IsTerminal(f)
 		}
 	}
 	return e

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/term"
 )
 
 // ExecIO is what exec credential plugins inherit from this process. The zero
@@ -200,7 +202,7 @@ func (e *ExecCredentials) isTerminal() bool {
 		in = e.io.Stdin
 	}
 	f, ok := in.(*os.File)
-	return ok && isTerminal(f)
+	return ok && term.IsTerminal(f)
 }
 
 // run runs the plugin once and parses what it printed.

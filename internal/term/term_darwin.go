@@ -1,4 +1,4 @@
-package cli
+package term
 
 import (
 	"os"
@@ -6,8 +6,9 @@ import (
 	"unsafe"
 )
 
-// isTerminal asks the tty driver for f's settings, which only a terminal has.
-func isTerminal(f *os.File) bool {
+// IsTerminal asks the tty driver for f's settings, which only a terminal has
+// (a mode check would take /dev/null for a terminal too).
+func IsTerminal(f *os.File) bool {
 	var t syscall.Termios
 	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TIOCGETA, uintptr(unsafe.Pointer(&t)))
 	return errno == 0

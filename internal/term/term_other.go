@@ -1,12 +1,12 @@
 //go:build !linux && !darwin
 
-package kubeconfig
+package term
 
 import "os"
 
-// isTerminal guesses from the file mode where no tty ioctl is wired up; it
+// IsTerminal guesses from the file mode where no tty ioctl is wired up; it
 // takes any character device for a terminal.
-func isTerminal(f *os.File) bool {
+func IsTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -1,0 +1,4 @@
+// Package term tells whether a file is a terminal, for the two places
+// podwatch asks: whether to draw a progress line on stderr, and whether an
+// exec credential plugin may ask a person on stdin.
+package term
