@@ -9,16 +9,10 @@ import (
 
 // replayFaults are the fault flags of serve and watch --replay.
 type replayFaults struct {
-	specs []string
+	specs stringList
 	file  string
 	http2 bool
 }
-
-// specList is a repeatable string flag.
-type specList []string
-
-func (l *specList) String() string     { return strings.Join(*l, " ") }
-func (l *specList) Set(v string) error { *l = append(*l, v); return nil }
 
 func faultKinds() string {
 	names := make([]string, len(fault.Kinds))
@@ -29,7 +23,7 @@ func faultKinds() string {
 }
 
 func (r *replayFaults) register(fs *flag.FlagSet, prefix string) {
-	fs.Var((*specList)(&r.specs), "fault", prefix+"inject a `fault` (repeatable), KIND[:key=value,...], e.g. cut:events=3,on=watch,nth=2;"+
+	fs.Var(&r.specs, "fault", prefix+"inject a `fault` (repeatable), KIND[:key=value,...], e.g. cut:events=3,on=watch,nth=2;"+
 		" kinds: "+faultKinds()+"; keys: on (watch|list), nth, events, bytes, wait, size, status")
 	fs.StringVar(&r.file, "faults", "", prefix+"a YAML `file` of fault specs: faults: [cut:events=3, ...]")
 	fs.BoolVar(&r.http2, "http2", false, prefix+"serve HTTP/2 over TLS (a certificate made for this run) instead of HTTP/1.1")
