@@ -38,11 +38,11 @@ func (e Env) benchCmd(ctx context.Context, args []string) error {
 		fmt.Fprint(e.Stderr, benchUsage)
 		return usagef("bench", "no benchmark given")
 	}
-	switch sub, rest := args[0], args[1:]; sub {
+	switch sub, subArgs := args[0], args[1:]; sub {
 	case "sync":
-		return e.benchSync(ctx, rest)
+		return e.benchSync(ctx, subArgs)
 	case "decode":
-		return e.benchDecode(rest)
+		return e.benchDecode(subArgs)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(e.Stdout, benchUsage)
 		return errHelp

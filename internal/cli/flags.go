@@ -59,15 +59,15 @@ func (c *command) parse(stdout io.Writer, args []string) ([]string, error) {
 			}
 			return nil, usagef(c.name, "%v", err)
 		}
-		rest := c.fs.Args()
-		if len(rest) == 0 {
+		left := c.fs.Args()
+		if len(left) == 0 {
 			return pos, nil
 		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(pos, rest...), nil
+		if consumed := len(args) - len(left); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, left...), nil
 		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+		pos = append(pos, left[0])
+		args = left[1:]
 	}
 }
 

@@ -112,20 +112,20 @@ func (e Env) dispatch(ctx context.Context, args []string) error {
 		fmt.Fprint(e.Stderr, topUsage)
 		return &usageError{msg: "no command given"}
 	}
-	switch cmd, rest := args[0], args[1:]; cmd {
+	switch cmd, cmdArgs := args[0], args[1:]; cmd {
 	case "watch":
-		return e.watchCmd(ctx, rest)
+		return e.watchCmd(ctx, cmdArgs)
 	case "record":
-		return e.recordCmd(ctx, rest)
+		return e.recordCmd(ctx, cmdArgs)
 	case "serve":
-		return e.serveCmd(ctx, rest)
+		return e.serveCmd(ctx, cmdArgs)
 	case "version":
-		return e.versionCmd(rest)
+		return e.versionCmd(cmdArgs)
 	case "bench":
-		return e.benchCmd(ctx, rest)
+		return e.benchCmd(ctx, cmdArgs)
 	case "help", "-h", "-help", "--help":
-		if len(rest) > 0 && rest[0] != "help" {
-			return e.dispatch(ctx, []string{rest[0], "--help"})
+		if len(cmdArgs) > 0 && cmdArgs[0] != "help" {
+			return e.dispatch(ctx, []string{cmdArgs[0], "--help"})
 		}
 		fmt.Fprint(e.Stdout, topUsage)
 		return errHelp
