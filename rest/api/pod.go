@@ -66,13 +66,6 @@ const (
 	PodFailed    = "Failed"
 )
 
-// PodList is a core/v1 PodList.
-type PodList struct {
-	meta.TypeMeta
-	Metadata meta.ListMeta
-	Items    []*Pod
-}
-
 // DeepCopy returns a pod that shares nothing mutable with p. Kept raw members are
 // shared: they are only ever replaced, never written in place.
 func (p *Pod) DeepCopy() *Pod {
