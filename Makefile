@@ -79,7 +79,7 @@ fixtures: cluster-bins
 bench:
 	$(GO) build -o bin/podwatch ./cmd/podwatch
 	$(GO) build -o bin/benchserver ./internal/benchserver/cmd/benchserver
-	cd internal/benchcmp && $(GO) build -o ../../bin/clientgo-bench .
+	cd internal/benchcmp && $(GO) build -o ../../bin/clientgo-bench ./cmd/clientgo-bench
 	$(GO) run ./internal/benchserver/cmd/benchrun $(BENCHFLAGS)
 
 # The Go benchmarks of every package, allocations reported.

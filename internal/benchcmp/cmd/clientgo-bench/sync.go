@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"sync/atomic"
@@ -49,14 +50,16 @@ func (s *watchStore) after(obj any, err error) error {
 	return err
 }
 
-func runSync(ctx context.Context, args []string) error {
-	fs := newFlags("sync")
+func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("sync", stderr)
 	server := fs.String("server", "", "apiserver URL")
 	node := fs.String("node", "node-1", "node")
 	untilRV := fs.String("until-rv", "", "stop once a push reflects this resourceVersion")
 	watchList := fs.Bool("watch-list", true, "streaming watch list (false: paginated list)")
 	chunk := fs.Int64("chunk-size", 500, "list page size, as podwatch bench sync's")
-	fs.Parse(args)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
 	until, err := strconv.ParseInt(*untilRV, 10, 64)
 	if err != nil || *server == "" {
 		return fmt.Errorf("sync: want --server and a numeric --until-rv")
@@ -101,5 +104,5 @@ func runSync(ctx context.Context, args []string) error {
 	cancel()
 	<-done
 	mallocs, mb := memFigures()
-	return printJSON(syncResult{Pushes: pushes.Load(), SyncS: time.Duration(synced.Load()).Seconds(), TotalS: total.Seconds(), Mallocs: mallocs, TotalAllocMB: mb})
+	return printJSON(stdout, syncResult{Pushes: pushes.Load(), SyncS: time.Duration(synced.Load()).Seconds(), TotalS: total.Seconds(), Mallocs: mallocs, TotalAllocMB: mb})
 }

@@ -90,12 +90,14 @@ func toProtobuf(data []byte) ([]byte, error) {
 	}
 }
 
-func runDecode(args []string) error {
-	fs := newFlags("decode")
+func runDecode(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("decode", stderr)
 	stream := fs.String("stream", "", "watch stream file (newline-delimited JSON events)")
 	repeat := fs.Int("repeat", 10, "timed passes")
 	protobuf := fs.Bool("protobuf", false, "re-encode the stream as protobuf first and decode that")
-	fs.Parse(args)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
 	data, err := os.ReadFile(*stream)
 	if err != nil {
 		return err
@@ -123,7 +125,7 @@ func runDecode(args []string) error {
 	elapsed := time.Since(start).Seconds()
 	goruntime.ReadMemStats(&after)
 	n := float64(events * *repeat)
-	return printJSON(decodeResult{Events: events, EventsPerS: n / elapsed,
+	return printJSON(stdout, decodeResult{Events: events, EventsPerS: n / elapsed,
 		MBPerS:         float64(len(data)) * float64(*repeat) / elapsed / (1 << 20),
 		AllocsPerEvent: float64(after.Mallocs-before.Mallocs) / n,
 		BytesPerEvent:  float64(after.TotalAlloc-before.TotalAlloc) / n})
