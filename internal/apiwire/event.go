@@ -18,13 +18,25 @@ const InitialEventsEnd = "k8s.io/initial-events-end"
 // Event is one watch event line: {"type":T,"object":OBJ} and a newline, as the
 // apiserver writes each event of a JSON watch. obj must be a JSON object.
 func Event(typ string, obj []byte) []byte {
-	b := make([]byte, 0, len(obj)+len(typ)+24)
-	b = append(b, `{"type":"`...)
-	b = append(b, typ...)
-	b = append(b, `","object":`...)
-	b = append(b, obj...)
-	return append(b, "}\n"...)
+	return AppendEvent(make([]byte, 0, len(obj)+len(typ)+24), typ, obj)
 }
+
+// AppendEvent appends the event line Event makes to dst, for servers that
+// reuse one buffer for every event of a stream.
+func AppendEvent(dst []byte, typ string, obj []byte) []byte {
+	return append(append(AppendEventHead(dst, typ), obj...), EventTail...)
+}
+
+// AppendEventHead appends what comes before an event's object, for a server
+// that writes the object into the same buffer next and then EventTail.
+func AppendEventHead(dst []byte, typ string) []byte {
+	dst = append(dst, `{"type":"`...)
+	dst = append(dst, typ...)
+	return append(dst, `","object":`...)
+}
+
+// EventTail closes the event line AppendEventHead opened.
+const EventTail = "}\n"
 
 // ErrorEvent is the ERROR event carrying st; the apiserver ends the watch
 // after it.

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/apiwire"
 )
 
 // fill appends copy i's value at resourceVersion rv for one place of the
@@ -145,11 +147,7 @@ func (p *Pods) Append(buf []byte, i int, rv int64) []byte {
 
 // Event appends one watch event line: copy i at rv.
 func (p *Pods) Event(buf []byte, typ string, i int, rv int64) []byte {
-	buf = append(buf, `{"type":"`...)
-	buf = append(buf, typ...)
-	buf = append(buf, `","object":`...)
-	buf = p.Append(buf, i, rv)
-	return append(buf, "}\n"...)
+	return append(p.Append(apiwire.AppendEventHead(buf, typ), i, rv), apiwire.EventTail...)
 }
 
 // EventRV is the resourceVersion of event k (from 0) of the M after the N

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/apiwire"
 )
 
 // Server serves the copies and M events. It keeps no state between requests:
@@ -20,17 +21,15 @@ type Server struct {
 // LastRV is the resourceVersion of the last event.
 func (s *Server) LastRV() int64 { return int64(s.Pods.N + s.M) }
 
-const continuePrefix = "bench-"
-
 // ServeHTTP implements http.Handler for GET /api/v1/pods.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if r.Method != http.MethodGet || r.URL.Path != "/api/v1/pods" {
-		http.Error(w, "benchserver serves GET /api/v1/pods only", http.StatusNotFound)
+		apiwire.NotFound().Write(w)
 		return
 	}
 	if want := "spec.nodeName=" + s.Pods.Node; q.Get("fieldSelector") != want {
-		http.Error(w, fmt.Sprintf("benchserver: fieldSelector %q, want %q", q.Get("fieldSelector"), want), http.StatusBadRequest)
+		apiwire.BadRequest(fmt.Sprintf("benchserver serves fieldSelector %s only, not %s", want, q.Get("fieldSelector"))).Write(w)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -44,18 +43,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) list(limitParam, cont string, bw *bufio.Writer) {
+	rv := strconv.Itoa(s.Pods.N)
 	from := 0
-	if c, ok := strings.CutPrefix(cont, continuePrefix); ok {
-		from, _ = strconv.Atoi(c)
+	if c, err := apiwire.DecodeContinue(cont); err == nil {
+		// The copies are keyed by their index: a page resumes after the
+		// index its token names.
+		from, _ = strconv.Atoi(c.After)
 	}
 	limit, _ := strconv.Atoi(limitParam)
 	to := s.Pods.N
-	next := ""
+	md := apiwire.ListMeta{ResourceVersion: rv}
 	if limit > 0 && from+limit < s.Pods.N {
 		to = from + limit
-		next = fmt.Sprintf(`,"continue":"%s%d"`, continuePrefix, to)
+		md.Continue = apiwire.Continue{RV: rv, After: strconv.Itoa(to)}.Encode()
 	}
-	fmt.Fprintf(bw, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"%d"%s},"items":[`, s.Pods.N, next)
+	bw.Write(apiwire.ListHead("PodList", md))
 	buf := make([]byte, 0, 32<<10)
 	for i := from; i < to; i++ {
 		buf = buf[:0]
@@ -65,7 +67,7 @@ func (s *Server) list(limitParam, cont string, bw *bufio.Writer) {
 		buf = s.Pods.Append(buf, i, int64(i+1))
 		bw.Write(buf)
 	}
-	bw.WriteString("]}\n")
+	bw.WriteString(apiwire.ListTail + "\n")
 }
 
 func (s *Server) watch(r *http.Request, w http.ResponseWriter, bw *bufio.Writer) {
@@ -81,10 +83,10 @@ func (s *Server) watch(r *http.Request, w http.ResponseWriter, bw *bufio.Writer)
 	from, _ := strconv.ParseInt(q.Get("resourceVersion"), 10, 64)
 	if q.Get("sendInitialEvents") == "true" {
 		for i := 0; i < s.Pods.N; i++ {
-			buf = s.Pods.Event(buf[:0], "ADDED", i, int64(i+1))
+			buf = s.Pods.Event(buf[:0], apiwire.Added, i, int64(i+1))
 			bw.Write(buf)
 		}
-		fmt.Fprintf(bw, `{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"%d","annotations":{"k8s.io/initial-events-end":"true"}}}}`+"\n", s.Pods.N)
+		bw.Write(apiwire.Event(apiwire.Bookmark, apiwire.PodBookmark(strconv.Itoa(s.Pods.N), true)))
 		from = int64(s.Pods.N)
 	}
 	for k := 0; k < s.M; k++ {
@@ -92,7 +94,7 @@ func (s *Server) watch(r *http.Request, w http.ResponseWriter, bw *bufio.Writer)
 		if rv <= from {
 			continue
 		}
-		buf = s.Pods.Event(buf[:0], "MODIFIED", s.Pods.EventPod(k), rv)
+		buf = s.Pods.Event(buf[:0], apiwire.Modified, s.Pods.EventPod(k), rv)
 		if _, err := bw.Write(buf); err != nil {
 			return
 		}

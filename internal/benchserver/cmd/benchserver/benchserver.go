@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/podwatch/podwatch/internal/apiwire"
 	"github.com/podwatch/podwatch/internal/benchserver"
 	"github.com/podwatch/podwatch/internal/tool"
 )
@@ -108,7 +109,7 @@ func stream(p podFlags, out string, stdout io.Writer) error {
 	}
 	var buf []byte
 	for k := 0; k < srv.M; k++ {
-		buf = srv.Pods.Event(buf, "MODIFIED", srv.Pods.EventPod(k), srv.Pods.EventRV(k))
+		buf = srv.Pods.Event(buf, apiwire.Modified, srv.Pods.EventPod(k), srv.Pods.EventRV(k))
 	}
 	if err := os.WriteFile(out, buf, 0o644); err != nil {
 		return err
