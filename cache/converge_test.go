@@ -224,8 +224,8 @@ func newConvergeRun(t *testing.T, kind string, seed uint64) *convergeRun {
 		Name: "pods", WatchList: r.IntN(2) == 0, PageSize: []int64{0, 0, 2, 3}[r.IntN(4)],
 		MinWatchTimeout: c.minWatch, Rand: rand.New(rand.NewPCG(seed, 1)).Float64,
 		Observe: func(s Step) {
-			if s.Kind != StepResourceVsn {
-				c.log.printf("reflector: %s rv=%s %s %s", s.Kind, s.ResourceVersion, s.Event, s.Reason)
+			if s.Kind != StepResourceVersion {
+				c.log.printf("reflector: %s rv=%s %s %v", s.Kind, s.ResourceVersion, s.Event, s.Err)
 			}
 		},
 	}

@@ -191,7 +191,7 @@ func TestHTTP2PingsEndAWatchOnADeadConnection(t *testing.T) {
 	// Once the client has the event, the connection dies. A long watch timeout:
 	// the server's end of the watch cannot be what ends it.
 	opts := ReflectorOptions{MinWatchTimeout: time.Hour, Observe: func(s Step) {
-		if s.Kind == StepResourceVsn && s.ResourceVersion == "2" {
+		if s.Kind == StepResourceVersion && s.ResourceVersion == "2" {
 			proxy.freeze()
 		}
 	}}

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -42,7 +43,9 @@ type ListerWatcher[T any] interface {
 }
 
 // ListWatch lists and watches Resource in Namespace ("" for all namespaces) through
-// a rest.Client, narrowed by FieldSelector and LabelSelector.
+// a rest.Client, narrowed by FieldSelector and LabelSelector. Its errors name
+// the request (method and URL); a Reflector adds the phase and the collection
+// ("list pods: GET https://...: ...").
 type ListWatch[T any] struct {
 	Client        *rest.Client
 	Resource      string
@@ -103,7 +106,7 @@ func (lw *ListWatch[T]) List(ctx context.Context, opts ListOptions) (*rest.List[
 	where := r.URL().String()
 	resp, err := r.Stream(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", lw.Resource, err)
+		return nil, err // it names the request
 	}
 	body := resp.Body
 	if stall := lw.listStall(); stall > 0 {
@@ -114,7 +117,7 @@ func (lw *ListWatch[T]) List(ctx context.Context, opts ListOptions) (*rest.List[
 	defer body.Close()
 	list, err := rest.DecodeList(body, lw.Decode, lw.Limits)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", lw.Resource, err)
+		return nil, namedBodyError(where, err)
 	}
 	return list, nil
 }
@@ -147,7 +150,7 @@ func (lw *ListWatch[T]) Watch(ctx context.Context, opts WatchOptions) (watch.Int
 	where := r.URL().String()
 	resp, err := r.Stream(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("watch %s: %w", lw.Resource, err)
+		return nil, err // it names the request
 	}
 	body := resp.Body
 	if grace := lw.stallGrace(); opts.TimeoutSeconds > 0 && grace >= 0 {
@@ -155,6 +158,16 @@ func (lw *ListWatch[T]) Watch(ctx context.Context, opts WatchOptions) (watch.Int
 	}
 	d := watch.NewDecoder(body, lw.Decode, lw.Decoder)
 	return watch.NewStreamWatcher(body, d, where), nil
+}
+
+// namedBodyError names the request a failure reading its body belongs to,
+// unless the failure names it already (a stall).
+func namedBodyError(where string, err error) error {
+	var stall *StallError
+	if errors.As(err, &stall) {
+		return err
+	}
+	return fmt.Errorf("GET %s: %w", where, err)
 }
 
 func (lw *ListWatch[T]) listStall() time.Duration {

@@ -20,7 +20,8 @@ const InitialEventsEndAnnotation = "k8s.io/initial-events-end"
 
 // ReflectorOptions tune a Reflector; the zero value works.
 type ReflectorOptions struct {
-	// Name appears in errors ("pods").
+	// Name names the collection in errors ("list pods: ..."); default
+	// "objects".
 	Name string
 	// WatchList gets the initial state as a streaming watch list
 	// (sendInitialEvents) instead of a list, falling back to a list when the
@@ -40,6 +41,15 @@ type ReflectorOptions struct {
 	// Observe, when set, is told of every step the reflector takes, on the
 	// reflector's goroutine (tracing, tests). It must not block.
 	Observe func(Step)
+	// GiveUp, when set, is asked about each failure that comes before the
+	// first sync (before the store was ever filled): when it answers true,
+	// Run returns that failure instead of backing off and trying again. Once
+	// the store has been synced it is never asked again: a running reflector
+	// retries every failure, since the store it keeps is still worth
+	// keeping up to date. rest.IsRetryable is the usual ground: give up on
+	// what waiting cannot cure (a refused credential, a wrong URL), which a
+	// retry would only hide. Nil never gives up.
+	GiveUp func(error) bool
 }
 
 // Clock is the time source of a Reflector.
@@ -54,45 +64,6 @@ type realClock struct{}
 func (realClock) Now() time.Time                         { return time.Now() }
 func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
-// StepKind names a reflector step.
-type StepKind string
-
-// The steps a Reflector reports.
-const (
-	StepList         StepKind = "list"          // a list request (one page)
-	StepReplace      StepKind = "replace"       // the store was replaced with a listed state
-	StepWatch        StepKind = "watch"         // a watch request
-	StepWatchList    StepKind = "watch-list"    // a streaming watch list request
-	StepWatchEnded   StepKind = "watch-ended"   // the server ended a watch cleanly; resume
-	StepRelist       StepKind = "relist"        // the next sync lists again, and why
-	StepFallbackList StepKind = "fallback-list" // the server does not do watch lists
-	StepBackoff      StepKind = "backoff"       // waiting after a failure
-	StepEvent        StepKind = "event"         // a watch event was applied
-	StepResourceVsn  StepKind = "resource-version"
-	StepStopped      StepKind = "stopped"
-)
-
-// Step is one thing the reflector did.
-type Step struct {
-	Kind            StepKind
-	ResourceVersion string
-	Reason          string
-	Wait            time.Duration
-	Items           int
-	Event           watch.EventType
-	Err             error
-}
-
-// PhaseError is a failure in one phase of the loop: "list", "watch-list", "watch"
-// or "store".
-type PhaseError struct {
-	Phase string
-	Err   error
-}
-
-func (e *PhaseError) Error() string { return e.Phase + ": " + e.Err.Error() }
-func (e *PhaseError) Unwrap() error { return e.Err }
-
 // errWatchEndedAtOnce is a watch the server closed at once without an event: a
 // failure (to be backed off from), never a reason to reconnect in a busy loop.
 var errWatchEndedAtOnce = errors.New("watch ended at once without an event")
@@ -105,6 +76,14 @@ const minHealthyWatch = time.Second
 // streams a watch list), replaces the store, then watches from the listed
 // resourceVersion and applies each event.
 //
+// Its loop is a small state machine (see Run), each transition reported as
+// Steps: sync (list every page, replace the store) or watch list (stream the
+// initial state, replace the store at its closing bookmark, keep the stream
+// open) lead to watch; a watch that the server ends cleanly leads to another
+// watch from the last resourceVersion; any failure leads to backoff, which
+// leads back to watch, or to a sync when the failure means the store can no
+// longer be brought up to date by watching (a 410, a refused change).
+//
 // The resourceVersion contract it keeps: the first sync asks for the most recent
 // state (resourceVersion unset: a consistent read). A relist asks for a state not
 // older than the last one it applied (resourceVersionMatch=NotOlderThan at that
@@ -116,9 +95,9 @@ type Reflector[T meta.Object] struct {
 	store Store[T]
 	opts  ReflectorOptions
 
-	backoff  backoffState
-	relist   bool // the next ListAndWatch lists before watching
-	noStream bool // the server does not serve watch lists
+	delays   backoffState
+	synced   bool // the store has been filled once
+	noStream bool // the server does not serve watch lists: sync with lists
 
 	mu sync.Mutex
 	rv string
@@ -139,8 +118,8 @@ func NewReflector[T meta.Object](lw ListerWatcher[T], store Store[T], opts Refle
 		opts.Name = "objects"
 	}
 	return &Reflector[T]{
-		lw: lw, store: store, opts: opts, relist: true,
-		backoff: backoffState{cfg: opts.Backoff.withDefaults(), rand: opts.Rand},
+		lw: lw, store: store, opts: opts,
+		delays: backoffState{cfg: opts.Backoff.withDefaults(), rand: opts.Rand},
 	}
 }
 
@@ -159,7 +138,7 @@ func (r *Reflector[T]) setRV(rv string) {
 	r.mu.Lock()
 	r.rv = rv
 	r.mu.Unlock()
-	r.observe(Step{Kind: StepResourceVsn, ResourceVersion: rv})
+	r.observe(Step{Kind: StepResourceVersion, ResourceVersion: rv})
 }
 
 func (r *Reflector[T]) observe(s Step) {
@@ -168,56 +147,94 @@ func (r *Reflector[T]) observe(s Step) {
 	}
 }
 
-// Run calls ListAndWatch until ctx ends, backing off after each failure (honouring
-// a server's Retry-After). It returns once ctx is done and every request it made
-// has been closed.
-func (r *Reflector[T]) Run(ctx context.Context) {
-	defer r.observe(Step{Kind: StepStopped})
-	for {
-		err := r.ListAndWatch(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		wait := r.backoff.next(r.opts.Clock.Now())
-		if ra := rest.RetryAfter(err); ra > wait {
-			wait = ra
-		}
-		r.observe(Step{Kind: StepBackoff, Wait: wait, Err: err, Reason: err.Error()})
-		select {
-		case <-ctx.Done():
-			return
-		case <-r.opts.Clock.After(wait):
-		}
-	}
+// stateKind names where the reflector's loop stands.
+type stateKind int
+
+const (
+	stateSync      stateKind = iota // get the whole state with a list
+	stateWatchList                  // get the whole state with a streaming watch list
+	stateWatch                      // watch for changes after the last resourceVersion
+	stateBackoff                    // wait after a failure
+)
+
+// state is the reflector's loop between two transitions.
+type state[T any] struct {
+	kind stateKind
+	// w is a watch already open in stateWatch: the one that carried a
+	// watch list's initial state. Nil opens a new one.
+	w watch.Interface[T]
+	// err is the failure a backoff waits after; resync says a sync must
+	// follow the wait, rather than a watch.
+	err    error
+	resync bool
 }
 
-// ListAndWatch syncs the store when it needs it (first run, or after a 410 or a
-// refused change), then watches until the watch fails. Clean ends of a watch (its
-// timeout) resume from the last resourceVersion without a relist. It returns the
-// failure that stopped it, or ctx's error.
-func (r *Reflector[T]) ListAndWatch(ctx context.Context) error {
-	var w watch.Interface[T]
-	if r.relist {
-		var err error
-		if w, err = r.sync(ctx); err != nil {
-			return err
+// Run runs the loop until ctx ends, backing off after each failure (honouring
+// a server's Retry-After). It returns nil once ctx is done, or, before the
+// first sync, a failure ReflectorOptions.GiveUp chose to give up on; either
+// way only once every request it made has been closed.
+func (r *Reflector[T]) Run(ctx context.Context) (err error) {
+	defer func() { r.observe(Step{Kind: StepStopped, Err: err}) }()
+	s := r.syncState()
+	for ctx.Err() == nil {
+		if s.kind == stateBackoff && !r.synced && r.opts.GiveUp != nil && r.opts.GiveUp(s.err) {
+			return s.err
 		}
-		r.relist = false
+		s = r.step(ctx, s)
 	}
-	return r.watchLoop(ctx, w)
+	if s.w != nil {
+		s.w.Stop()
+	}
+	return nil
 }
 
-// sync brings the store to a server state; with a watch list it returns the
-// watch that carried the state, still open.
-func (r *Reflector[T]) sync(ctx context.Context) (watch.Interface[T], error) {
+// step makes one transition from s.
+func (r *Reflector[T]) step(ctx context.Context, s state[T]) state[T] {
+	switch s.kind {
+	case stateSync:
+		return r.list(ctx)
+	case stateWatchList:
+		return r.watchList(ctx)
+	case stateWatch:
+		return r.watch(ctx, s.w)
+	}
+	return r.backoff(ctx, s)
+}
+
+// syncState is how the next sync gets the state: a watch list when asked
+// for and the server serves them, a list otherwise.
+func (r *Reflector[T]) syncState() state[T] {
 	if r.opts.WatchList && !r.noStream {
-		w, fallback, err := r.watchList(ctx)
-		if err == nil || !fallback {
-			return w, err
-		}
-		r.observe(Step{Kind: StepFallbackList, Reason: err.Error(), Err: err})
+		return state[T]{kind: stateWatchList}
 	}
-	return nil, r.list(ctx)
+	return state[T]{kind: stateSync}
+}
+
+// failed is the backoff after err in phase.
+func (r *Reflector[T]) failed(phase Phase, err error, resync bool) state[T] {
+	var pe *PhaseError
+	if !errors.As(err, &pe) {
+		err = &PhaseError{Phase: phase, Name: r.opts.Name, Err: err}
+	}
+	return state[T]{kind: stateBackoff, err: err, resync: resync}
+}
+
+// backoff waits after a failure, then moves on to a sync or a watch.
+func (r *Reflector[T]) backoff(ctx context.Context, s state[T]) state[T] {
+	wait := r.delays.next(r.opts.Clock.Now())
+	if ra := rest.RetryAfter(s.err); ra > wait {
+		wait = ra
+	}
+	r.observe(Step{Kind: StepBackoff, Wait: wait, Err: s.err})
+	select {
+	case <-ctx.Done():
+		return s
+	case <-r.opts.Clock.After(wait):
+	}
+	if s.resync {
+		return r.syncState()
+	}
+	return state[T]{kind: stateWatch}
 }
 
 // listRV chooses the resourceVersion of a sync: see the Reflector doc.
@@ -228,23 +245,33 @@ func (r *Reflector[T]) listRV() (rv, match string) {
 	return "", ""
 }
 
-func (r *Reflector[T]) list(ctx context.Context) error {
+// list syncs the store with a list (every page), then watches.
+func (r *Reflector[T]) list(ctx context.Context) state[T] {
 	rv, match := r.listRV()
 	items, listRV, err := r.listPages(ctx, rv, match)
 	if rest.IsGone(err) && rv != "" {
 		// The server cannot serve a state from that version on; the most recent
 		// state is newer than anything applied, so it is safe.
-		r.observe(Step{Kind: StepRelist, Reason: "list at " + rv + " is too old; listing the most recent state"})
+		r.observe(Step{Kind: StepRelist, Cause: RelistTooOld, ResourceVersion: rv, Err: err})
 		items, listRV, err = r.listPages(ctx, "", "")
 	}
 	if err != nil {
-		return &PhaseError{Phase: "list", Err: err}
+		return r.failed(PhaseList, err, true)
 	}
-	if err := r.store.Replace(items, listRV); err != nil {
-		return &PhaseError{Phase: "store", Err: err}
+	if err := r.replace(items, listRV); err != nil {
+		return r.failed(PhaseStore, err, true)
 	}
-	r.observe(Step{Kind: StepReplace, ResourceVersion: listRV, Items: len(items)})
-	r.setRV(listRV)
+	return state[T]{kind: stateWatch}
+}
+
+// replace fills the store with a synced state.
+func (r *Reflector[T]) replace(items []T, rv string) error {
+	if err := r.store.Replace(items, rv); err != nil {
+		return err
+	}
+	r.synced = true
+	r.observe(Step{Kind: StepReplace, ResourceVersion: rv, Items: len(items)})
+	r.setRV(rv)
 	return nil
 }
 
@@ -252,75 +279,91 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 func (r *Reflector[T]) listPages(ctx context.Context, rv, match string) ([]T, string, error) {
 	opts := ListOptions{ResourceVersion: rv, ResourceVersionMatch: match, Limit: r.opts.PageSize}
 	var items []T
-	for {
-		r.observe(Step{Kind: StepList, ResourceVersion: opts.ResourceVersion, Reason: opts.ResourceVersionMatch})
-		page, err := r.lw.List(ctx, opts)
+	for page := 1; ; page++ {
+		r.observe(Step{Kind: StepList, ResourceVersion: opts.ResourceVersion, Match: opts.ResourceVersionMatch, Page: page})
+		list, err := r.lw.List(ctx, opts)
 		if err != nil {
 			return nil, "", err
 		}
-		items = append(items, page.Items...)
-		if page.Metadata.Continue == "" || opts.Limit <= 0 {
-			return items, page.Metadata.ResourceVersion, nil
+		items = append(items, list.Items...)
+		if list.Metadata.Continue == "" || opts.Limit <= 0 {
+			return items, list.Metadata.ResourceVersion, nil
 		}
 		// A continued page is pinned to the first page's snapshot by its token;
 		// the API forbids resourceVersion beside continue.
-		opts = ListOptions{Limit: opts.Limit, Continue: page.Metadata.Continue}
+		opts = ListOptions{Limit: opts.Limit, Continue: list.Metadata.Continue}
 	}
 }
 
-// watchList streams the initial state as ADDED events up to the bookmark that ends
-// them, replaces the store with it, and returns the still-open watch. fallback
-// says a list should be tried at once instead: the server refused the request as
-// one it does not serve (then never again: noStream), or the stream did not look
-// like a watch list this time (a server ignoring sendInitialEvents, or one that
-// shut down mid-way: only this round). A 410 is one of the latter: a server
-// honouring NotOlderThan never sends it, while one ignoring sendInitialEvents
-// watches from the version and sends it once that is compacted; retried as a
-// watch list, it would come back forever, while a list copes with it.
-func (r *Reflector[T]) watchList(ctx context.Context) (w watch.Interface[T], fallback bool, err error) {
+// watchList syncs the store with a streaming watch list, then watches on
+// the same stream; a server that does not serve one gets a list instead.
+func (r *Reflector[T]) watchList(ctx context.Context) state[T] {
+	w, fallback, err := r.streamInitial(ctx)
+	switch {
+	case err == nil:
+		return state[T]{kind: stateWatch, w: w}
+	case fallback:
+		r.observe(Step{Kind: StepFallbackList, Err: err})
+		return state[T]{kind: stateSync}
+	}
+	return r.failed(PhaseWatchList, err, true)
+}
+
+// streamInitial streams the initial state as ADDED events up to the bookmark
+// that ends them, replaces the store with it, and returns the still-open watch.
+// fallback says a list should be tried at once instead: the server refused the
+// request as one it does not serve (then never again: noStream), or the stream
+// did not look like a watch list this time (a server ignoring
+// sendInitialEvents, or one that shut down mid-way: only this round). A 410 is
+// one of the latter: a server honouring NotOlderThan never sends it, while one
+// ignoring sendInitialEvents watches from the version and sends it once that
+// is compacted; retried as a watch list, it would come back forever, while a
+// list copes with it.
+func (r *Reflector[T]) streamInitial(ctx context.Context) (w watch.Interface[T], fallback bool, err error) {
 	rv, _ := r.listRV()
-	r.observe(Step{Kind: StepWatchList, ResourceVersion: rv})
+	r.observe(Step{Kind: StepWatchList, ResourceVersion: rv, Match: MatchNotOlderThan})
 	w, err = r.lw.Watch(ctx, WatchOptions{
 		ResourceVersion: rv, ResourceVersionMatch: MatchNotOlderThan,
 		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 	})
 	if err != nil {
 		r.noStream = unsupported(err)
-		return nil, r.noStream || rest.IsGone(err), &PhaseError{Phase: "watch-list", Err: err}
+		return nil, r.noStream || rest.IsGone(err), r.phaseError(PhaseWatchList, err)
 	}
 	var items []T
 	for {
 		ev, ok, err := next(ctx, w)
 		if err != nil {
 			w.Stop()
-			return nil, false, &PhaseError{Phase: "watch-list", Err: err}
+			return nil, false, r.phaseError(PhaseWatchList, err)
 		}
 		switch {
 		case !ok:
 			// Ended before the initial state was complete: a server that ignores
 			// sendInitialEvents never sends the closing bookmark.
-			return nil, true, &PhaseError{Phase: "watch-list", Err: errors.New("stream ended before the initial-events-end bookmark")}
+			return nil, true, r.phaseError(PhaseWatchList, errors.New("stream ended before the initial-events-end bookmark"))
 		case ev.Type == watch.Added:
 			items = append(items, ev.Object)
 		case ev.Type == watch.Bookmark && ev.Object.Meta().Annotations[InitialEventsEndAnnotation] == "true":
-			listRV := ev.Object.Meta().ResourceVersion
-			if err := r.store.Replace(items, listRV); err != nil {
+			if err := r.replace(items, ev.Object.Meta().ResourceVersion); err != nil {
 				w.Stop()
-				return nil, false, &PhaseError{Phase: "store", Err: err}
+				return nil, false, r.phaseError(PhaseStore, err)
 			}
-			r.observe(Step{Kind: StepReplace, ResourceVersion: listRV, Items: len(items)})
-			r.setRV(listRV)
 			return w, false, nil
 		case ev.Type == watch.Bookmark:
 			// Progress before the end of the initial events says nothing yet.
 		case ev.Type == watch.Error:
 			w.Stop()
-			return nil, rest.IsGone(ev.Err), &PhaseError{Phase: "watch-list", Err: ev.Err}
+			return nil, rest.IsGone(ev.Err), r.phaseError(PhaseWatchList, ev.Err)
 		default:
 			w.Stop()
-			return nil, true, &PhaseError{Phase: "watch-list", Err: fmt.Errorf("%s event before the initial state was complete", ev.Type)}
+			return nil, true, r.phaseError(PhaseWatchList, fmt.Errorf("%s event before the initial state was complete", ev.Type))
 		}
 	}
+}
+
+func (r *Reflector[T]) phaseError(phase Phase, err error) *PhaseError {
+	return &PhaseError{Phase: phase, Name: r.opts.Name, Err: err}
 }
 
 // unsupported reports a server answer meaning "no watch lists here". A 403 is not
@@ -344,49 +387,45 @@ func (r *Reflector[T]) watchTimeout() int64 {
 	return int64((min + time.Duration(r.opts.Rand()*float64(min))) / time.Second)
 }
 
-// watchLoop applies events from w (or from new watches when w is nil or ends
-// cleanly) until a watch fails.
-func (r *Reflector[T]) watchLoop(ctx context.Context, w watch.Interface[T]) error {
-	for {
-		if w == nil {
-			rv := r.LastSyncResourceVersion()
-			r.observe(Step{Kind: StepWatch, ResourceVersion: rv})
-			var err error
-			w, err = r.lw.Watch(ctx, WatchOptions{ResourceVersion: rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout()})
-			if err != nil {
-				return r.watchFailed(err)
-			}
-		}
-		started := r.opts.Clock.Now()
-		events, err := r.apply(ctx, w)
-		w.Stop()
-		w = nil
+// watch applies the events of w, or of a new watch from the last
+// resourceVersion when w is nil, until it ends. A clean end leads to the next
+// watch; a failure to a backoff.
+func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface[T]) state[T] {
+	if w == nil {
+		rv := r.LastSyncResourceVersion()
+		r.observe(Step{Kind: StepWatch, ResourceVersion: rv})
+		var err error
+		w, err = r.lw.Watch(ctx, WatchOptions{ResourceVersion: rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout()})
 		if err != nil {
 			return r.watchFailed(err)
 		}
-		if events == 0 && r.opts.Clock.Now().Sub(started) < minHealthyWatch {
-			return &PhaseError{Phase: "watch", Err: errWatchEndedAtOnce}
-		}
-		r.observe(Step{Kind: StepWatchEnded, ResourceVersion: r.LastSyncResourceVersion(), Items: events})
 	}
+	started := r.opts.Clock.Now()
+	events, err := r.apply(ctx, w)
+	w.Stop()
+	if err != nil {
+		return r.watchFailed(err)
+	}
+	if events == 0 && r.opts.Clock.Now().Sub(started) < minHealthyWatch {
+		return r.failed(PhaseWatch, errWatchEndedAtOnce, false)
+	}
+	r.observe(Step{Kind: StepWatchEnded, ResourceVersion: r.LastSyncResourceVersion(), Items: events})
+	return state[T]{kind: stateWatch}
 }
 
-// watchFailed decides what a watch failure means for the next round.
-func (r *Reflector[T]) watchFailed(err error) error {
+// watchFailed decides what a watch failure means for the next round: a
+// relist when watching can no longer bring the store up to date.
+func (r *Reflector[T]) watchFailed(err error) state[T] {
 	var stale *StaleError
 	switch {
 	case rest.IsGone(err):
-		r.relist = true
-		r.observe(Step{Kind: StepRelist, Reason: "resourceVersion " + r.LastSyncResourceVersion() + " is too old (410)", Err: err})
+		r.observe(Step{Kind: StepRelist, Cause: RelistGone, ResourceVersion: r.LastSyncResourceVersion(), Err: err})
+		return r.failed(PhaseWatch, err, true)
 	case errors.As(err, &stale):
-		r.relist = true
-		r.observe(Step{Kind: StepRelist, Reason: "the store refused a change", Err: err})
+		r.observe(Step{Kind: StepRelist, Cause: RelistRefused, Err: err})
+		return r.failed(PhaseWatch, err, true)
 	}
-	var pe *PhaseError
-	if errors.As(err, &pe) {
-		return err
-	}
-	return &PhaseError{Phase: "watch", Err: err}
+	return r.failed(PhaseWatch, err, false)
 }
 
 // apply applies w's events to the store until w ends; it returns how many it
@@ -413,7 +452,7 @@ func (r *Reflector[T]) apply(ctx context.Context, w watch.Interface[T]) (int, er
 			return n, fmt.Errorf("unexpected %q event", ev.Type)
 		}
 		if serr != nil {
-			return n, &PhaseError{Phase: "store", Err: serr}
+			return n, r.phaseError(PhaseStore, serr)
 		}
 		n++
 		r.observe(Step{Kind: StepEvent, Event: ev.Type, ResourceVersion: ev.Object.Meta().ResourceVersion})
@@ -421,8 +460,14 @@ func (r *Reflector[T]) apply(ctx context.Context, w watch.Interface[T]) (int, er
 	}
 }
 
-// next waits for w's next event or ctx's end; ok is false when w closed.
+// next waits for w's next event or ctx's end; ok is false when w closed. Once
+// ctx has ended it hands out no further event: a caller that ends ctx while
+// it handles one (a graceful stop, from an Observe hook) gets that one
+// applied and no other.
 func next[T any](ctx context.Context, w watch.Interface[T]) (ev watch.Event[T], ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return ev, false, err
+	}
 	select {
 	case <-ctx.Done():
 		return ev, false, ctx.Err()

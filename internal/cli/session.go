@@ -38,7 +38,6 @@ type session struct {
 
 	stop context.CancelFunc // graceful stop of the sources
 
-	synced  atomic.Bool // the first sync has been applied
 	limited atomic.Bool // --max-events reached: later pushes are dropped
 	events  atomic.Int64
 
@@ -115,6 +114,7 @@ func (s *session) reflectorOptions() cache.ReflectorOptions {
 		WatchList: s.plan.watchList,
 		PageSize:  s.plan.chunkSize,
 		Observe:   s.observe,
+		GiveUp:    giveUp,
 	}
 	if s.monitor != nil {
 		// A replay is reproducible: its jitter (watch timeouts, backoffs)
@@ -136,7 +136,9 @@ func (s *session) runEvents(srcCtx context.Context) {
 	}
 	tee := &eventTee{inner: s.lw, print: emit, limit: s.plan.maxEvents}
 	store := trace.Store(s.tracer, cache.NewStore(cache.MetaNamespaceKey[*api.Pod]))
-	cache.NewReflector[*api.Pod](tee, store, s.reflectorOptions()).Run(srcCtx)
+	if err := cache.NewReflector[*api.Pod](tee, store, s.reflectorOptions()).Run(srcCtx); err != nil {
+		s.fail(err)
+	}
 }
 
 // runUpdates runs the pod config with its sources and prints its updates.
@@ -216,7 +218,9 @@ func (s *session) runAPI(ctx, srcCtx context.Context, out chan<- podconfig.PodUp
 		}
 	}
 	store := trace.Store[*api.Pod](s.tracer, cache.NewUndeltaStore(push, cache.MetaNamespaceKey[*api.Pod]))
-	cache.NewReflector[*api.Pod](s.lw, store, s.reflectorOptions()).Run(srcCtx)
+	if err := cache.NewReflector[*api.Pod](s.lw, store, s.reflectorOptions()).Run(srcCtx); err != nil {
+		s.fail(err)
+	}
 }
 
 // report is told of what a source or the pod config dropped.
@@ -235,7 +239,7 @@ func (s *session) observe(st cache.Step) {
 		s.tracer.Observe(st)
 	}
 	s.prog.step(st)
-	if s.log.V(2) && (st.Kind != cache.StepResourceVsn || s.log.V(3)) {
+	if s.log.V(2) && (st.Kind != cache.StepResourceVersion || s.log.V(3)) {
 		s.log.printf("reflector: %s", describeStep(st))
 	}
 	finished := s.monitor.step(st)
@@ -243,8 +247,6 @@ func (s *session) observe(st cache.Step) {
 		s.stop()
 	}
 	switch st.Kind {
-	case cache.StepReplace:
-		s.synced.Store(true)
 	case cache.StepEvent:
 		if !isChange(st.Event) {
 			return
@@ -256,27 +258,14 @@ func (s *session) observe(st cache.Step) {
 			s.stop()
 		}
 	case cache.StepBackoff:
-		switch {
-		case !s.synced.Load() && !retryable(st.Err):
-			s.fail(st.Err)
-		case !finished && !s.limited.Load():
+		if !finished && !s.limited.Load() {
 			s.log.printf("podwatch: warning: %s; retrying in %s", oneLine(st.Err.Error()), st.Wait.Round(1e6))
 		}
 	}
 }
 
-// retryable reports a failure that waiting may cure: the server's overload
-// or a resourceVersion too old. Before the first sync anything else (a
-// refused credential, a wrong URL, a TLS failure) ends the command, since
-// retrying it would only hide the mistake.
-func retryable(err error) bool {
-	se, ok := rest.AsStatusError(err)
-	if !ok {
-		return false
-	}
-	switch c := se.Status.Code; {
-	case c == 408, c == 410, c == 429, c >= 500:
-		return true
-	}
-	return false
-}
+// giveUp is the reflector's GiveUp: before the first sync, a failure that
+// waiting may not cure (a refused credential, a wrong URL, a TLS failure)
+// ends the command, since retrying it would only hide the mistake. Once
+// synced, every failure is retried.
+func giveUp(err error) bool { return !rest.IsRetryable(err) }

@@ -120,8 +120,11 @@ func describeStep(st cache.Step) string {
 	if st.Wait > 0 {
 		fmt.Fprintf(&b, " wait=%s", st.Wait.Round(1e6))
 	}
-	if st.Reason != "" {
-		b.WriteString(": " + oneLine(st.Reason))
+	if st.Cause != 0 {
+		b.WriteString(" cause=" + st.Cause.String())
+	}
+	if st.Err != nil {
+		b.WriteString(": " + oneLine(st.Err.Error()))
 	}
 	return b.String()
 }

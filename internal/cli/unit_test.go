@@ -154,14 +154,15 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-func TestRetryable(t *testing.T) {
-	for code, want := range map[int]bool{401: false, 403: false, 404: false, 410: true, 429: true, 500: true, 503: true} {
+// TestGiveUp pins which failures before the first sync end the command.
+func TestGiveUp(t *testing.T) {
+	for code, want := range map[int]bool{401: true, 403: true, 404: true, 408: false, 410: false, 429: false, 500: false, 503: false} {
 		err := rest.NewStatusError("GET x", code, nil, nil)
-		if got := retryable(&cache.PhaseError{Phase: "list", Err: err}); got != want {
-			t.Errorf("retryable(%d): got %t, want %t", code, got, want)
+		if got := giveUp(&cache.PhaseError{Phase: cache.PhaseList, Name: "pods", Err: err}); got != want {
+			t.Errorf("giveUp(%d): got %t, want %t", code, got, want)
 		}
 	}
-	if retryable(http.ErrServerClosed) {
+	if !giveUp(http.ErrServerClosed) {
 		t.Error("a transport failure before the first sync is retried, want it to end the command")
 	}
 }

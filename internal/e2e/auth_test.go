@@ -145,7 +145,7 @@ func testTokens(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 			}
 			checkRefusal(t, "list", backoff.Err, tt.token, tt.is, tt.code, tt.phrase("list"))
 			var pe *cache.PhaseError
-			if !errors.As(backoff.Err, &pe) || pe.Phase != "list" {
+			if !errors.As(backoff.Err, &pe) || pe.Phase != cache.PhaseList {
 				t.Errorf("backoff error %v: want a *cache.PhaseError of phase list", backoff.Err)
 			}
 			if n := len(pushes.all()); n != 0 {

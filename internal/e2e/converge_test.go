@@ -59,7 +59,7 @@ func TestConvergeReal(t *testing.T) {
 		}, cache.MetaNamespaceKey[*api.Pod])
 		steps := &stepLog{}
 		r := cache.NewReflector(lw, store, cache.ReflectorOptions{Backoff: quick, WatchList: watchList, Observe: steps.observe})
-		goUntilCleanup(t, ctx, "reflector", r.Run)
+		goUntilCleanup(t, ctx, "reflector", func(ctx context.Context) { r.Run(ctx) })
 		watchers = append(watchers, watcher{fmt.Sprintf("watch list %t", watchList), checker, steps})
 	}
 

@@ -359,7 +359,7 @@ func (l *stepLog) count(kind cache.StepKind) int {
 func (l *stepLog) lastRV() string {
 	steps := l.all()
 	for i := len(steps) - 1; i >= 0; i-- {
-		if steps[i].Kind == cache.StepResourceVsn {
+		if steps[i].Kind == cache.StepResourceVersion {
 			return steps[i].ResourceVersion
 		}
 	}
@@ -370,7 +370,7 @@ func (l *stepLog) lastRV() string {
 func (l *stepLog) summary() string {
 	var b strings.Builder
 	for _, s := range l.all() {
-		if s.Kind == cache.StepResourceVsn {
+		if s.Kind == cache.StepResourceVersion {
 			continue
 		}
 		fmt.Fprintf(&b, "\n  %s", s.Kind)
@@ -380,8 +380,8 @@ func (l *stepLog) summary() string {
 		if s.ResourceVersion != "" {
 			fmt.Fprintf(&b, " rv=%s", s.ResourceVersion)
 		}
-		if s.Reason != "" {
-			fmt.Fprintf(&b, " (%s)", s.Reason)
+		if s.Cause != 0 {
+			fmt.Fprintf(&b, " (%s)", s.Cause)
 		}
 	}
 	return b.String()
@@ -396,7 +396,8 @@ func runReflector(t *testing.T, ctx context.Context, lw cache.ListerWatcher[*api
 	opts.Observe = steps.observe
 	store := cache.NewUndeltaStore(pushes.push, cache.MetaNamespaceKey[*api.Pod])
 	r := cache.NewReflector(lw, store, opts)
-	goUntilCleanup(t, ctx, "reflector", r.Run)
+	// Without GiveUp, Run returns only once ctx ends, with nil.
+	goUntilCleanup(t, ctx, "reflector", func(ctx context.Context) { r.Run(ctx) })
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("reflector steps:%s", steps.summary())

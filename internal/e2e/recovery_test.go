@@ -237,7 +237,7 @@ func failures(steps *stepLog) string {
 	for _, s := range steps.all() {
 		switch s.Kind {
 		case cache.StepWatchEnded, cache.StepRelist:
-			parts = append(parts, fmt.Sprintf("%s at rv %s (%s)", s.Kind, s.ResourceVersion, s.Reason))
+			parts = append(parts, fmt.Sprintf("%s at rv %s (%s)", s.Kind, s.ResourceVersion, s.Cause))
 		case cache.StepBackoff:
 			parts = append(parts, fmt.Sprintf("backoff %s after %s", s.Wait.Round(time.Millisecond), describeErr(s.Err)))
 		}

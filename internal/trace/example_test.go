@@ -22,7 +22,7 @@ func Example() {
 		Clock: func() time.Time { return time.Time{} }, // stable times
 	})
 	tr.Begin("https://apiserver:6443", "pods on node-a")
-	tr.Observe(cache.Step{Kind: cache.StepRelist, Reason: "resourceVersion 224 is too old (410)"})
+	tr.Observe(cache.Step{Kind: cache.StepRelist, Cause: cache.RelistGone, ResourceVersion: "224"})
 	web1 := &pod{meta.ObjectMeta{Namespace: "shop", Name: "web-1", ResourceVersion: "215"}}
 	trace.RecordPush(tr, []*pod{web1}, "227")
 	if err := tr.Close(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/meta"
+	"github.com/podwatch/podwatch/watch"
 )
 
 // Observe is a cache.ReflectorOptions.Observe hook: it tells the reflector's
@@ -19,51 +20,59 @@ func (t *Tracer) Observe(st cache.Step) {
 	switch st.Kind {
 	case cache.StepEvent:
 		// Changes were told at the store; a bookmark touches no store.
-		if st.Event == "BOOKMARK" {
+		if st.Event == watch.Bookmark {
 			t.applyNextLocked(false)
 		}
 		return
 	case cache.StepReplace:
 		return // told by the store, before its push
-	case cache.StepResourceVsn:
+	case cache.StepResourceVersion:
 		if st.ResourceVersion != t.rv {
 			t.rv = st.ResourceVersion
-			t.emitLocked(t.decision(st, "resourceVersion is now "+st.ResourceVersion))
+			t.emitLocked(decision(st, "resourceVersion is now "+st.ResourceVersion))
 		}
 		return
 	}
 	// Every other step comes after the reflector stopped its watch.
 	t.moveOnLocked()
-	page := st.Kind == cache.StepList && t.listing
-	t.listing = st.Kind == cache.StepList
-	t.emitLocked(t.decision(st, explainStep(st, page)))
+	t.emitLocked(decision(st, explainStep(st)))
 }
 
-func (t *Tracer) decision(st cache.Step, explain string) Step {
+func decision(st cache.Step, explain string) Step {
 	d := &Decision{Step: string(st.Kind), ResourceVersion: st.ResourceVersion, Items: st.Items,
-		Wait: st.Wait, Reason: oneLine(st.Reason), Explain: explain}
-	if st.Kind == cache.StepList {
-		d.Reason = "" // a list's Reason is its resourceVersionMatch, shown by the request
+		Wait: st.Wait, Explain: explain}
+	if st.Kind == cache.StepRelist {
+		// The version is part of the reason, the only thing it is about.
+		d.ResourceVersion, d.Reason = "", relistReason(st)
 	}
 	if st.Err != nil {
 		d.Error = oneLine(st.Err.Error())
-		if d.Error == d.Reason {
-			d.Reason = ""
-		}
 	}
 	return Step{Kind: KindDecision, Decision: d}
 }
 
-func explainStep(st cache.Step, page bool) string {
+func relistReason(st cache.Step) string {
+	switch st.Cause {
+	case cache.RelistGone:
+		return "resourceVersion " + st.ResourceVersion + " is too old (410)"
+	case cache.RelistRefused:
+		return "the store refused a change"
+	case cache.RelistTooOld:
+		return "list at " + st.ResourceVersion + " is too old; listing the most recent state"
+	}
+	return ""
+}
+
+func explainStep(st cache.Step) string {
 	rv := st.ResourceVersion
 	switch st.Kind {
 	case cache.StepList:
 		switch {
-		case page:
+		case st.Page > 1:
 			return "list the next page, from the snapshot of the first"
 		case rv == "":
 			return "nothing applied yet, so ask for the most recent state"
-		case st.Reason == cache.MatchNotOlderThan:
+		case st.Match == cache.MatchNotOlderThan:
 			return "a relist: ask for a state not older than " + rv + ", the last one applied, so the store never goes back in time"
 		}
 		return "list at resourceVersion " + rv
@@ -90,6 +99,9 @@ func explainStep(st cache.Step, page bool) string {
 		}
 		return msg
 	case cache.StepStopped:
+		if st.Err != nil {
+			return "the reflector gave up before its first sync: waiting would not cure this failure"
+		}
 		return "the reflector stopped: its context ended"
 	}
 	return "a reflector step podwatch does not explain"
@@ -139,12 +151,11 @@ func (t *Tracer) replacing(n int, rv string) {
 		how = "streamed as initial events"
 		for {
 			e := t.applyNextLocked(true)
-			if e == nil || (e.Type == "BOOKMARK" && e.Annotations[cache.InitialEventsEndAnnotation] == "true") {
+			if e == nil || (e.Type == string(watch.Bookmark) && e.Annotations[cache.InitialEventsEndAnnotation] == "true") {
 				break
 			}
 		}
 	}
-	t.listing = false
 	t.emitLocked(Step{Kind: KindDecision, Decision: &Decision{Step: "replace", ResourceVersion: rv, Items: n,
 		Explain: fmt.Sprintf("replace the store's content, in one step, with the %d %s %s at resourceVersion %s", n, plural(n, "object", "objects"), how, rv)}})
 }

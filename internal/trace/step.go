@@ -65,7 +65,7 @@ type Decision struct {
 	ResourceVersion string        `json:"resourceVersion,omitempty"`
 	Items           int           `json:"items,omitempty"`
 	Wait            time.Duration `json:"-"`
-	// Reason is the reflector's own reason, Error the failure behind it.
+	// Reason says why a relist happens, Error the failure behind a step.
 	Reason string `json:"reason,omitempty"`
 	Error  string `json:"error,omitempty"`
 	// Explain says what the step means on the wire and why it is taken.

@@ -57,11 +57,10 @@ type Tracer struct {
 	held []*reqState
 	cur  *reqState
 
-	listing bool   // the last decision was a list page, not yet replaced
-	rv      string // the last resourceVersion told
-	pushed  map[string]string
-	conns   int
-	counts  Stop
+	rv     string // the last resourceVersion told
+	pushed map[string]string
+	conns  int
+	counts Stop
 }
 
 // New returns a Tracer writing to opts.Sinks. The caller must Close it.
