@@ -34,7 +34,7 @@ type session struct {
 	prog    *progress       // nil unless stderr is a terminal
 	monitor *replayMonitor  // nil unless replaying
 	played  <-chan struct{} // the fixture server's Done, with monitor
-	tracer  *trace.Tracer   // nil unless tracing
+	trace   trace.Instrument[*api.Pod]
 
 	stop context.CancelFunc // graceful stop of the sources
 
@@ -135,7 +135,7 @@ func (s *session) runEvents(srcCtx context.Context) {
 		}
 	}
 	tee := &eventTee{inner: s.lw, print: emit, limit: s.plan.maxEvents}
-	store := trace.Store(s.tracer, cache.NewStore(cache.MetaNamespaceKey[*api.Pod]))
+	store := s.trace.WrapStore(cache.NewStore(cache.MetaNamespaceKey[*api.Pod]))
 	if err := cache.NewReflector[*api.Pod](tee, store, s.reflectorOptions()).Run(srcCtx); err != nil {
 		s.fail(err)
 	}
@@ -208,7 +208,7 @@ func (s *session) printUpdate(u podconfig.PodUpdate) {
 // update of the event in hand survives a graceful stop of srcCtx.
 func (s *session) runAPI(ctx, srcCtx context.Context, out chan<- podconfig.PodUpdate) {
 	push := func(pods []*api.Pod, rv string) {
-		trace.RecordPush(s.tracer, pods, rv)
+		s.trace.Pushed(pods, rv)
 		if s.limited.Load() {
 			return // an event past --max-events, applied before the reflector saw the stop
 		}
@@ -217,7 +217,7 @@ func (s *session) runAPI(ctx, srcCtx context.Context, out chan<- podconfig.PodUp
 		case <-ctx.Done():
 		}
 	}
-	store := trace.Store[*api.Pod](s.tracer, cache.NewUndeltaStore(push, cache.MetaNamespaceKey[*api.Pod]))
+	store := s.trace.WrapStore(cache.NewUndeltaStore(push, cache.MetaNamespaceKey[*api.Pod]))
 	if err := cache.NewReflector[*api.Pod](s.lw, store, s.reflectorOptions()).Run(srcCtx); err != nil {
 		s.fail(err)
 	}
@@ -235,9 +235,7 @@ func isChange(t watch.EventType) bool {
 
 // observe is the reflector's Observe hook, on the reflector's goroutine.
 func (s *session) observe(st cache.Step) {
-	if s.tracer != nil {
-		s.tracer.Observe(st)
-	}
+	s.trace.Observe(st)
 	s.prog.step(st)
 	if s.log.V(2) && (st.Kind != cache.StepResourceVersion || s.log.V(3)) {
 		s.log.printf("reflector: %s", describeStep(st))

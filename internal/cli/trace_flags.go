@@ -3,12 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 
 	"github.com/podwatch/podwatch/internal/trace"
-	"github.com/podwatch/podwatch/rest"
 )
 
 // traceFlags are the flags of the protocol trace (internal/trace).
@@ -108,29 +106,4 @@ type logWriter struct{ log *logger }
 func (w logWriter) Write(p []byte) (int, error) {
 	w.log.printf("%s", strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
-}
-
-// traceConfig hooks tr into cfg: its HTTP/2 tap goes beside any transport
-// hook already there.
-func traceConfig(cfg *rest.Config, tr *trace.Tracer) {
-	if tr == nil {
-		return
-	}
-	prev := cfg.ConfigureTransport
-	cfg.ConfigureTransport = func(t *http.Transport) error {
-		if prev != nil {
-			if err := prev(t); err != nil {
-				return err
-			}
-		}
-		return tr.ConfigureHTTP2(t)
-	}
-}
-
-// tracerLayer is the tracer's RoundTripper layer, none without a tracer.
-func tracerLayer(tr *trace.Tracer) layer {
-	if tr == nil {
-		return nil
-	}
-	return tr.Transport
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
@@ -63,15 +64,16 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 	if e.StderrIsTerminal() {
 		prog = newProgress(log)
 	}
+	// The trace goes right beneath the credentials, so it sees requests as
+	// they are sent; the layers added next go beneath it.
+	in := trace.NewInstrument[*api.Pod](tr)
+	in.Configure(&cfg)
 	layers := append([]layer{}, x.layers...)
 	if x.monitor != nil {
 		layers = append(layers, x.monitor.layer())
 	}
-	// The -v log and the tracer are the outermost of these, right beneath the
-	// credentials: they see requests as they are sent.
-	layers = append(layers, prog.layer(), httpLogLayer(log), tracerLayer(tr))
+	layers = append(layers, prog.layer(), httpLogLayer(log))
 	addLayers(&cfg, layers...)
-	traceConfig(&cfg, tr)
 	client, err := rest.NewClient(cfg)
 	if err != nil {
 		return err
@@ -80,7 +82,7 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 		tr.Begin(client.Host().Redacted(), p.describe())
 	}
 	s := &session{
-		env: e, flags: f, plan: p, log: log, prog: prog, monitor: x.monitor, tracer: tr,
+		env: e, flags: f, plan: p, log: log, prog: prog, monitor: x.monitor, trace: in,
 		out: newPrinter(e.Stdout, f.output),
 	}
 	s.lw = &cache.ListWatch[*api.Pod]{

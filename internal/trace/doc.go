@@ -4,11 +4,11 @@
 // reflector's decisions with their reasons, and each push of the pod set
 // with what changed since the last.
 //
-// A Tracer is fed by its Transport (a RoundTripper layer), by ConfigureHTTP2
-// (a rest.Config.ConfigureTransport hook that taps HTTP/2 connections above
-// TLS and reads their frames with golang.org/x/net/http2's Framer), by
-// Observe (the reflector's Observe hook), by Store (a wrapper of the
-// reflector's store) and by RecordPush (from the undelta store's PushFunc).
+// A Tracer is fed through one Instrument: Configure puts a RoundTripper layer
+// and an HTTP/2 tap (above TLS, reading frames with golang.org/x/net/http2's
+// Framer) into a rest.Config; Observe is the reflector's Observe hook;
+// WrapStore wraps the reflector's store; Pushed is told of the undelta
+// store's pushes.
 // It orders what it hears as the client acts on it (see Tracer) and hands
 // each Step to its sinks: Text (for people; coloured on a terminal), JSON
 // (one object per line, for tools) and HTML (one self-contained page with an

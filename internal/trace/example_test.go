@@ -13,18 +13,20 @@ type pod struct{ meta.ObjectMeta }
 
 func (p *pod) Meta() *meta.ObjectMeta { return &p.ObjectMeta }
 
-// A tracer fed by hand with what a reflector and its undelta store would
-// tell it. In podwatch its Transport, Observe, Store and RecordPush are
-// wired into the client, the reflector and the store.
+// A tracer fed by hand, through its Instrument, with what a reflector and
+// its undelta store would tell it. In podwatch the Instrument is wired into
+// the client (Configure), the reflector (Observe), its store (WrapStore) and
+// the undelta store's pushes (Pushed).
 func Example() {
 	tr := trace.New(trace.Options{
 		Sinks: []trace.Sink{trace.Text(os.Stdout, false)},
 		Clock: func() time.Time { return time.Time{} }, // stable times
 	})
 	tr.Begin("https://apiserver:6443", "pods on node-a")
-	tr.Observe(cache.Step{Kind: cache.StepRelist, Cause: cache.RelistGone, ResourceVersion: "224"})
+	in := trace.NewInstrument[*pod](tr)
+	in.Observe(cache.Step{Kind: cache.StepRelist, Cause: cache.RelistGone, ResourceVersion: "224"})
 	web1 := &pod{meta.ObjectMeta{Namespace: "shop", Name: "web-1", ResourceVersion: "215"}}
-	trace.RecordPush(tr, []*pod{web1}, "227")
+	in.Pushed([]*pod{web1}, "227")
 	if err := tr.Close(); err != nil {
 		panic(err)
 	}

@@ -13,13 +13,13 @@ import (
 	"golang.org/x/net/http2"
 )
 
-// ConfigureHTTP2 makes tr speak HTTP/2 through golang.org/x/net/http2 over
+// configureHTTP2 makes tr speak HTTP/2 through golang.org/x/net/http2 over
 // connections the trace taps above TLS, so that every frame read or written
 // is told (a rest.Config.ConfigureTransport hook). Requests still go through
 // tr as before: HTTP/1.1 is used when the server does not offer h2, and a
 // transport limited to HTTP/1.1 is left alone. The ping settings of
 // tr.HTTP2 carry over. It must be called once, before tr is used.
-func (t *Tracer) ConfigureHTTP2(tr *http.Transport) error {
+func (t *Tracer) configureHTTP2(tr *http.Transport) error {
 	if tr.Protocols != nil && !tr.Protocols.HTTP2() {
 		return nil
 	}

@@ -81,7 +81,8 @@ func TestHTTP2Tap(t *testing.T) {
 	defer srv.Close()
 	var out bytes.Buffer
 	tr := New(Options{Sinks: []Sink{JSON(&out)}})
-	cfg := rest.Config{Host: srv.URL, BearerToken: "t0ken-not-to-show", ConfigureTransport: tr.ConfigureHTTP2, WrapTransport: tr.Transport}
+	cfg := rest.Config{Host: srv.URL, BearerToken: "t0ken-not-to-show"}
+	NewInstrument[*testPod](tr).Configure(&cfg)
 	cfg.TLS.CAData = certPEM(srv.Certificate().Raw)
 	c, err := rest.NewClient(cfg)
 	if err != nil {
@@ -163,7 +164,8 @@ func TestHTTP2TapLeavesHTTP1Alone(t *testing.T) {
 	srv.StartTLS()
 	defer srv.Close()
 	tr := New(Options{})
-	cfg := rest.Config{Host: srv.URL, DisableHTTP2: true, ConfigureTransport: tr.ConfigureHTTP2}
+	cfg := rest.Config{Host: srv.URL, DisableHTTP2: true}
+	NewInstrument[*testPod](tr).Configure(&cfg)
 	cfg.TLS.CAData = certPEM(srv.Certificate().Raw)
 	c, err := rest.NewClient(cfg)
 	if err != nil {

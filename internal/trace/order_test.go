@@ -62,14 +62,17 @@ func fakeServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// runTraced runs a reflector with every trace hook against srv until its
-// fourth push, and returns the trace as JSON lines.
+// runTraced runs a reflector with every piece of an Instrument wired in
+// against srv until its fourth push, and returns the trace as JSON lines.
 func runTraced(t *testing.T, srv *httptest.Server) string {
 	t.Helper()
 	var out bytes.Buffer
 	tr := New(Options{Sinks: []Sink{JSON(&out)}, Clock: func() time.Time { return time.Time{} }})
 	tr.Begin(srv.URL, "test")
-	c, err := rest.NewClient(rest.Config{Host: srv.URL, WrapTransport: tr.Transport})
+	in := NewInstrument[*testPod](tr)
+	cfg := rest.Config{Host: srv.URL}
+	in.Configure(&cfg)
+	c, err := rest.NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +81,8 @@ func runTraced(t *testing.T, srv *httptest.Server) string {
 	var mu sync.Mutex
 	pushes := 0
 	fourth := make(chan struct{})
-	store := Store[*testPod](tr, cache.NewUndeltaStore(func(items []*testPod, rv string) {
-		RecordPush(tr, items, rv)
+	store := in.WrapStore(cache.NewUndeltaStore(func(items []*testPod, rv string) {
+		in.Pushed(items, rv)
 		mu.Lock()
 		defer mu.Unlock()
 		if pushes++; pushes == 4 {
@@ -87,7 +90,7 @@ func runTraced(t *testing.T, srv *httptest.Server) string {
 		}
 	}, cache.MetaNamespaceKey[*testPod]))
 	lw := cache.NewListWatchFromClient(c, "pods", "", "", decodeTestPod)
-	r := cache.NewReflector[*testPod](lw, store, cache.ReflectorOptions{Observe: tr.Observe, Rand: func() float64 { return 0 }})
+	r := cache.NewReflector[*testPod](lw, store, cache.ReflectorOptions{Observe: in.Observe, Rand: func() float64 { return 0 }})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

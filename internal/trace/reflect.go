@@ -11,10 +11,10 @@ import (
 	"github.com/podwatch/podwatch/watch"
 )
 
-// Observe is a cache.ReflectorOptions.Observe hook: it tells the reflector's
-// decisions. It is meant to be used with a store made by Store, which tells
-// the replaces and marks when each event is applied.
-func (t *Tracer) Observe(st cache.Step) {
+// observe tells the reflector's decisions (a cache.ReflectorOptions.Observe
+// hook). It is meant to be used with a store wrapped by wrapStore, which
+// tells the replaces and marks when each event is applied.
+func (t *Tracer) observe(st cache.Step) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch st.Kind {
@@ -107,10 +107,10 @@ func explainStep(st cache.Step) string {
 	return "a reflector step podwatch does not explain"
 }
 
-// Store wraps s so that t tells, just before s takes it, each change the
+// wrapStore wraps s so that t tells, just before s takes it, each change the
 // reflector applies (with the event and the reads that brought it) and each
 // replace. A nil t returns s itself.
-func Store[T meta.Object](t *Tracer, s cache.Store[T]) cache.Store[T] {
+func wrapStore[T meta.Object](t *Tracer, s cache.Store[T]) cache.Store[T] {
 	if t == nil {
 		return s
 	}
@@ -170,10 +170,9 @@ func (t *Tracer) refused(err error) {
 		Explain: "the store refused the change, which would take it back in time; the reflector will relist"}})
 }
 
-// RecordPush tells one push of an undelta store (a cache.PushFunc's arguments):
-// how many objects, at which resourceVersion, and what changed since the
-// last push. Call it from the PushFunc, before handing the set on.
-func RecordPush[T meta.Object](t *Tracer, items []T, rv string) {
+// recordPush tells one push of an undelta store: how many objects, at which
+// resourceVersion, and what changed since the last push. A nil t does nothing.
+func recordPush[T meta.Object](t *Tracer, items []T, rv string) {
 	if t == nil {
 		return
 	}

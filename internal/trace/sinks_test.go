@@ -28,7 +28,7 @@ func TestNoCredentials(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer b3arer-t0ken")
 	req.Header.Set("Proxy-Authorization", "Basic cHJveHk6c2VjcmV0")
 	req.Header.Set("Cookie", "session=c00kie-to-server")
-	resp, err := tr.Transport(http.DefaultTransport).RoundTrip(req)
+	resp, err := tr.transport(http.DefaultTransport).RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,10 +27,10 @@ type Options struct {
 const maxPending = 4096
 
 // Tracer turns what a client does into an ordered trace of Steps and hands
-// them to its sinks. It is fed from four places: its Transport (requests,
-// responses, body reads, watch events found in the bodies), its HTTP/2 tap
-// (frames), the reflector's Observe hook (decisions) and the store wrapper
-// made by Store and the push hook Push (what is applied, what is pushed).
+// them to its sinks. It is fed through an Instrument from four places: its
+// RoundTripper (requests, responses, body reads, watch events found in the
+// bodies), its HTTP/2 tap (frames), the reflector's Observe hook (decisions),
+// and the store wrapper and the push hook (what is applied, what is pushed).
 //
 // Order. A watch body is read on its watcher's goroutine, ahead of the
 // reflector, and how far ahead is a matter of timing. So that a trace tells

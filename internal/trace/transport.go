@@ -46,11 +46,11 @@ func requestNumber(ctx context.Context) int {
 	return n
 }
 
-// Transport wraps next so that every request, its response and each read of
+// transport wraps next so that every request, its response and each read of
 // its body are traced. It must sit where it sees requests as they are sent
 // (beneath any layer that adds credentials): it masks them. Bodies it hands
 // back must be closed as usual; closing one is traced too.
-func (t *Tracer) Transport(next http.RoundTripper) http.RoundTripper {
+func (t *Tracer) transport(next http.RoundTripper) http.RoundTripper {
 	return roundTripper{t: t, next: next}
 }
 
