@@ -39,7 +39,9 @@ type ReflectorOptions struct {
 	// Rand returns numbers in [0, 1) for jitter; default math/rand/v2.
 	Rand func() float64
 	// Observe, when set, is told of every step the reflector takes, on the
-	// reflector's goroutine (tracing, tests). It must not block.
+	// reflector's goroutine (tracing, tests). It must not block. Ending Run's
+	// ctx from it takes effect before the next event is applied: a graceful
+	// stop after the event just observed.
 	Observe func(Step)
 	// GiveUp, when set, is asked about each failure that comes before the
 	// first sync (before the store was ever filled): when it answers true,

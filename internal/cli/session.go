@@ -20,10 +20,11 @@ import (
 //
 // Stopping has two speeds. The caller's ctx ending (Ctrl-C) stops everything
 // at once. A graceful stop (--max-events reached, a replay played out, a fatal
-// error, a failed write) cancels only the sources: the reflector finishes the
-// event in hand, its update is still merged (sends to the pod config wait on
-// the caller's ctx, not the sources'), each source's channel is closed once
-// its Run has returned, and the printer drains what the pod config published.
+// error, a failed write) stops only the sources: the api source's Stop lets
+// the reflector finish the event in hand and still sends its update (sends
+// to the pod config wait on the caller's ctx), the other sources' ctx ends,
+// each source's channel is closed once its Run has returned, and the printer
+// drains what the pod config published.
 type session struct {
 	env     Env
 	flags   *watchFlags
@@ -36,13 +37,23 @@ type session struct {
 	played  <-chan struct{} // the fixture server's Done, with monitor
 	trace   trace.Instrument[*api.Pod]
 
-	stop context.CancelFunc // graceful stop of the sources
+	api        *source.API        // nil with --events
+	stopSource context.CancelFunc // ends the sources' ctx
 
-	limited atomic.Bool // --max-events reached: later pushes are dropped
+	limited atomic.Bool // --max-events reached
 	events  atomic.Int64
 
 	mu    sync.Mutex
 	fatal error
+}
+
+// stop stops the sources gracefully; safe to call more than once, from any
+// goroutine.
+func (s *session) stop() {
+	s.stopSource()
+	if s.api != nil {
+		s.api.Stop()
+	}
 }
 
 func (s *session) fail(err error) {
@@ -68,7 +79,7 @@ func (s *session) result() error {
 func (s *session) run(ctx context.Context) error {
 	srcCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	s.stop = stop
+	s.stopSource = stop
 	if s.prog != nil {
 		done := s.prog.start(srcCtx)
 		defer done()
@@ -136,7 +147,12 @@ func (s *session) runEvents(srcCtx context.Context) {
 	}
 	tee := &eventTee{inner: s.lw, print: emit, limit: s.plan.maxEvents}
 	store := s.trace.WrapStore(cache.NewStore(cache.MetaNamespaceKey[*api.Pod]))
-	if err := cache.NewReflector[*api.Pod](tee, store, s.reflectorOptions()).Run(srcCtx); err != nil {
+	opts := s.reflectorOptions()
+	opts.Observe = func(st cache.Step) {
+		s.trace.Observe(st) // the api source does this itself
+		s.observe(st)
+	}
+	if err := cache.NewReflector[*api.Pod](tee, store, opts).Run(srcCtx); err != nil {
 		s.fail(err)
 	}
 }
@@ -154,7 +170,13 @@ func (s *session) runUpdates(ctx, srcCtx context.Context) {
 			run(srcCtx, ch)
 		}()
 	}
-	start(podconfig.SourceAPI, func(c context.Context, out chan<- podconfig.PodUpdate) { s.runAPI(ctx, c, out) })
+	// The api source runs on ctx, not srcCtx: its graceful stop is s.api.Stop,
+	// which lets the update of the event in hand through.
+	start(podconfig.SourceAPI, func(_ context.Context, out chan<- podconfig.PodUpdate) {
+		if err := s.api.Run(ctx, out); err != nil {
+			s.fail(err)
+		}
+	})
 	if s.flags.manifests != "" {
 		start(podconfig.SourceFile, source.NewFile(s.flags.manifests, s.plan.node, source.FileOptions{Report: s.report}).Run)
 	}
@@ -201,28 +223,6 @@ func (s *session) printUpdate(u podconfig.PodUpdate) {
 	}
 }
 
-// runAPI is the "api" source: podconfig/source.API's loop, built here from
-// the cache primitives because the command also narrows by namespace and
-// labels, adds field selectors and may watch every node. Every change the
-// store takes is sent as a SET; sends wait on ctx (the caller's), so that the
-// update of the event in hand survives a graceful stop of srcCtx.
-func (s *session) runAPI(ctx, srcCtx context.Context, out chan<- podconfig.PodUpdate) {
-	push := func(pods []*api.Pod, rv string) {
-		s.trace.Pushed(pods, rv)
-		if s.limited.Load() {
-			return // an event past --max-events, applied before the reflector saw the stop
-		}
-		select {
-		case out <- podconfig.PodUpdate{Op: podconfig.SET, Pods: pods, Source: podconfig.SourceAPI}:
-		case <-ctx.Done():
-		}
-	}
-	store := s.trace.WrapStore(cache.NewUndeltaStore(push, cache.MetaNamespaceKey[*api.Pod]))
-	if err := cache.NewReflector[*api.Pod](s.lw, store, s.reflectorOptions()).Run(srcCtx); err != nil {
-		s.fail(err)
-	}
-}
-
 // report is told of what a source or the pod config dropped.
 func (s *session) report(src string, err error) {
 	s.log.printf("podwatch: warning: %s source: %s", src, oneLine(err.Error()))
@@ -235,7 +235,6 @@ func isChange(t watch.EventType) bool {
 
 // observe is the reflector's Observe hook, on the reflector's goroutine.
 func (s *session) observe(st cache.Step) {
-	s.trace.Observe(st)
 	s.prog.step(st)
 	if s.log.V(2) && (st.Kind != cache.StepResourceVersion || s.log.V(3)) {
 		s.log.printf("reflector: %s", describeStep(st))
@@ -252,6 +251,7 @@ func (s *session) observe(st cache.Step) {
 		if n := s.events.Add(1); s.plan.maxEvents > 0 && n >= int64(s.plan.maxEvents) {
 			// This event's update has been sent to the pod config already:
 			// the push happens inside the store, before the step is observed.
+			// The stop takes effect before the reflector's next event.
 			s.limited.Store(true)
 			s.stop()
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/podconfig/source"
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
@@ -93,6 +94,9 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 			return api.DecodePod(data)
 		},
 		Decoder: watch.DecoderOptions{KeepRaw: f.events},
+	}
+	if !f.events {
+		s.api = source.NewAPIFrom(s.lw, source.APIOptions{Reflector: s.reflectorOptions(), Instrument: in})
 	}
 	if log.V(2) {
 		log.printf("podwatch: watching pods on %s: %s", client.Host().Redacted(), p.describe())
