@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/podconfig"
+	"github.com/podwatch/podwatch/internal/podconfig/source"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/meta"
@@ -108,36 +110,72 @@ func (e Env) benchSync(ctx context.Context, args []string) error {
 	start := time.Now()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var pushes atomic.Int64
-	var synced atomic.Int64 // nanoseconds from start to the first push
-	reached := make(chan struct{})
-	var once atomic.Bool
-	push := func(_ []*api.Pod, rv string) {
-		if pushes.Add(1) == 1 {
-			synced.Store(int64(time.Since(start)))
+	pushes := &syncPushes{start: start, until: *untilRV, reached: make(chan struct{})}
+	src := source.NewAPI(client, *node, source.APIOptions{
+		Reflector:  cache.ReflectorOptions{WatchList: *watchList, PageSize: *chunk},
+		Instrument: pushes,
+	})
+	out := make(chan podconfig.PodUpdate)
+	taken := make(chan struct{})
+	go func() { // what a pod config would take in
+		defer close(taken)
+		for {
+			select {
+			case <-out:
+			case <-ctx.Done():
+				return
+			}
 		}
-		if cmp, err := meta.CompareResourceVersions(rv, *untilRV); err == nil && cmp >= 0 && once.CompareAndSwap(false, true) {
-			close(reached)
-		}
-	}
-	lw := cache.NewListWatchFromClient(client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", *node), api.DecodePod)
-	store := cache.NewUndeltaStore(push, cache.MetaNamespaceKey[*api.Pod])
-	r := cache.NewReflector[*api.Pod](lw, store, cache.ReflectorOptions{Name: "bench", WatchList: *watchList, PageSize: *chunk})
-	done := make(chan struct{})
-	go func() { defer close(done); r.Run(ctx) }()
+	}()
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		src.Run(ctx, out) // without GiveUp it returns nil, once ctx ends
+	}()
 	select {
-	case <-reached:
+	case <-pushes.reached:
 	case <-ctx.Done():
 	}
 	total := time.Since(start)
 	cancel()
-	<-done
-	if ctx.Err() != nil && !once.Load() {
-		return fmt.Errorf("bench sync: stopped before resourceVersion %s (at %q)", *untilRV, r.LastSyncResourceVersion())
+	<-ran
+	<-taken
+	if !pushes.once.Load() {
+		return fmt.Errorf("bench sync: stopped before resourceVersion %s (at %q)", *untilRV, pushes.lastRV())
 	}
 	mallocs, mb := memFigures()
-	return printJSON(e.Stdout, syncResult{Pushes: pushes.Load(), SyncS: time.Duration(synced.Load()).Seconds(),
+	return printJSON(e.Stdout, syncResult{Pushes: pushes.n.Load(), SyncS: time.Duration(pushes.synced.Load()).Seconds(),
 		TotalS: total.Seconds(), Mallocs: mallocs, TotalAllocMB: mb})
+}
+
+// syncPushes is bench sync's Instrument of the api source: it counts pushes
+// and tells when one reflects the resourceVersion waited for.
+type syncPushes struct {
+	start   time.Time
+	until   string
+	reached chan struct{}
+	once    atomic.Bool
+	n       atomic.Int64
+	synced  atomic.Int64 // nanoseconds from start to the first push
+	last    atomic.Value // string: the resourceVersion of the last push
+}
+
+func (p *syncPushes) Observe(cache.Step)                                      {}
+func (p *syncPushes) WrapStore(s cache.Store[*api.Pod]) cache.Store[*api.Pod] { return s }
+
+func (p *syncPushes) Pushed(_ []*api.Pod, rv string) {
+	if p.n.Add(1) == 1 {
+		p.synced.Store(int64(time.Since(p.start)))
+	}
+	p.last.Store(rv)
+	if cmp, err := meta.CompareResourceVersions(rv, p.until); err == nil && cmp >= 0 && p.once.CompareAndSwap(false, true) {
+		close(p.reached)
+	}
+}
+
+func (p *syncPushes) lastRV() string {
+	rv, _ := p.last.Load().(string)
+	return rv
 }
 
 // startCPUProfile profiles the process into path until the returned stop.
