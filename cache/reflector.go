@@ -171,8 +171,8 @@ type state[T any] struct {
 	resync bool
 }
 
-// Run runs the loop until ctx ends, backing off after each failure (honouring
-// a server's Retry-After). It returns nil once ctx is done, or, before the
+// Run runs the loop (see Reflector) until ctx ends, backing off after each
+// failure (honouring a server's Retry-After). It returns nil once ctx is done, or, before the
 // first sync, a failure ReflectorOptions.GiveUp chose to give up on; either
 // way only once every request it made has been closed.
 func (r *Reflector[T]) Run(ctx context.Context) (err error) {
@@ -199,8 +199,9 @@ func (r *Reflector[T]) step(ctx context.Context, s state[T]) state[T] {
 		return r.watchList(ctx)
 	case stateWatch:
 		return r.watch(ctx, s.w)
+	default: // stateBackoff
+		return r.backoff(ctx, s)
 	}
-	return r.backoff(ctx, s)
 }
 
 // syncState is how the next sync gets the state: a watch list when asked

@@ -149,7 +149,7 @@ func (s *session) runEvents(srcCtx context.Context) {
 	store := s.trace.WrapStore(cache.NewStore(cache.MetaNamespaceKey[*api.Pod]))
 	opts := s.reflectorOptions()
 	opts.Observe = func(st cache.Step) {
-		s.trace.Observe(st) // the api source does this itself
+		s.trace.Observe(st) // with updates, the api source feeds the trace itself
 		s.observe(st)
 	}
 	if err := cache.NewReflector[*api.Pod](tee, store, opts).Run(srcCtx); err != nil {
