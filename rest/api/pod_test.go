@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	jsoniter "github.com/json-iterator/go"
 )
 
 func readRealPod(t testing.TB) []byte {
@@ -141,4 +142,40 @@ func BenchmarkDecodeRealPod(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkEncodeRealPod encodes a decoded real pod again: the writer's cost,
+// unmodelled members included.
+func BenchmarkEncodeRealPod(b *testing.B) {
+	p, err := DecodePod(readRealPod(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := p.MarshalJSON()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(out)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.MarshalJSON(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWriteRealPod writes a decoded real pod into a reused writer: no
+// allocation at all once the writer's buffer has grown.
+func BenchmarkWriteRealPod(b *testing.B) {
+	p, err := DecodePod(readRealPod(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := jsoniter.NewStream(jsoniter.ConfigDefault, nil, 32<<10)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Reset(nil)
+		p.WriteJSON(s)
+	}
+	b.SetBytes(int64(len(s.Buffer())))
 }

@@ -1,0 +1,164 @@
+package stream
+
+import (
+	"fmt"
+
+	"github.com/podwatch/podwatch/internal/stream/jsonstr"
+	"github.com/podwatch/podwatch/rest/jsonx"
+)
+
+// MaxDepth bounds nesting as jsonx and encoding/json do.
+const MaxDepth = 10000
+
+// JSONFramer finds where one JSON value ends. Scan is handed the value's bytes
+// so far and called again, with the same bytes and more, until the end is in
+// them; each byte is scanned once. The zero value frames with MaxDepth; Reset
+// readies it for the next value.
+type JSONFramer struct {
+	stack    []byte // the closers of the open objects and arrays
+	maxDepth int
+	pos      int // next byte to scan
+	started  bool
+	inString bool
+	scalar   bool
+	// inner and innerEnd locate the last object or array directly inside the
+	// value (inner < 0 if none): in a watch event that is the event's object,
+	// which then need not be scanned again.
+	inner, innerEnd int
+}
+
+// Reset readies f for a new value nested at most maxDepth deep (0 means
+// MaxDepth), keeping its stack's storage.
+func (f *JSONFramer) Reset(maxDepth int) {
+	if maxDepth <= 0 {
+		maxDepth = MaxDepth
+	}
+	*f = JSONFramer{stack: f.stack[:0], maxDepth: maxDepth, inner: -1, innerEnd: -1}
+}
+
+// Inner returns where the last object or array directly inside the framed
+// value starts and ends, or -1, -1.
+func (f *JSONFramer) Inner() (start, end int) { return f.inner, f.innerEnd }
+
+// Scan continues framing the value that starts at v[0] (not a space). It
+// returns the value's length once its end is in v, or -1 when v ends first.
+// A number or literal ends at the first byte that cannot continue it, so one
+// that ends v is not yet complete. A byte that cannot be where it is (a value
+// that cannot start so, a bracket that closes nothing open, nesting past the
+// bound) is a *jsonx.SyntaxError whose Offset is its index in v.
+func (f *JSONFramer) Scan(v []byte) (int, error) {
+	if !f.started {
+		if f.maxDepth == 0 {
+			f.Reset(0)
+		}
+		f.started = true
+		switch c := v[0]; {
+		case c == '"':
+			f.inString, f.pos = true, 1
+		case c == '{' || c == '[':
+		case scalarByte(c):
+			f.scalar = true
+		default:
+			return -1, syntaxAt(0, "found %q, want a value", c)
+		}
+	}
+	if f.scalar {
+		return f.scanScalar(v)
+	}
+	if f.inString {
+		end, ok := stringEnd(v, f.pos)
+		if !ok {
+			f.pos = end
+			return -1, nil
+		}
+		f.inString = false
+		if len(f.stack) == 0 {
+			return end, nil
+		}
+		f.pos = end
+	}
+	return f.scanStructure(v)
+}
+
+// scanStructure scans outside strings, jumping through each string whole.
+func (f *JSONFramer) scanStructure(v []byte) (int, error) {
+	i := f.pos
+	for ; i < len(v); i++ {
+		switch c := v[i]; c {
+		case '"':
+			// Strings are most of an object's bytes: jump through them.
+			end, ok := stringEnd(v, i+1)
+			if !ok {
+				f.pos, f.inString = end, true
+				return -1, nil
+			}
+			i = end - 1 // the loop steps past the closing quote
+		case '{', '[':
+			if len(f.stack) >= f.maxDepth {
+				return -1, syntaxAt(i, "nesting too deep")
+			}
+			f.stack = append(f.stack, c+2) // '{'+2 is '}', '['+2 is ']'
+			if len(f.stack) == 2 {
+				f.inner = i
+			}
+		case '}', ']':
+			n := len(f.stack)
+			if n == 0 || f.stack[n-1] != c {
+				return -1, syntaxAt(i, "unexpected %q", c)
+			}
+			f.stack = f.stack[:n-1]
+			switch n {
+			case 1:
+				return i + 1, nil
+			case 2:
+				f.innerEnd = i + 1
+			}
+		}
+	}
+	f.pos = i
+	return -1, nil
+}
+
+func (f *JSONFramer) scanScalar(v []byte) (int, error) {
+	i := f.pos
+	for i < len(v) && scalarByte(v[i]) {
+		i++
+	}
+	f.pos = i
+	if i == len(v) {
+		return -1, nil
+	}
+	return i, nil
+}
+
+// scalarByte reports whether c may be part of a number or literal.
+func scalarByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'E'
+}
+
+// stringEnd scans a string's body from v[i]. It returns the index just past the
+// closing quote and true, or, when v ends first, where to resume and false. A
+// backslash at the very end is left to be scanned again with what follows it.
+// Control bytes are invalid in a string, but framing steps over them: the
+// value's decoder rejects them.
+func stringEnd(v []byte, i int) (int, bool) {
+	for {
+		i = jsonstr.PlainEnd(v, i)
+		switch {
+		case i >= len(v):
+			return len(v), false
+		case v[i] == '"':
+			return i + 1, true
+		case v[i] != '\\':
+			i++
+		case i+1 >= len(v):
+			return i, false
+		default:
+			i += 2 // a backslash and the byte it escapes
+		}
+	}
+}
+
+func syntaxAt(i int, format string, args ...any) error {
+	return &jsonx.SyntaxError{Offset: int64(i), Msg: fmt.Sprintf(format, args...)}
+}

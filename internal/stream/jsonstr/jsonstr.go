@@ -1,0 +1,38 @@
+// Package jsonstr finds the end of plain string content in JSON, a word at a
+// time. It is the one string scanner of podwatch: the stream framer and the
+// jsonx reader both use it, so a fix to it lands once.
+package jsonstr
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// PlainEnd returns the index of the first byte at or after i that is not plain
+// string content (a '"', a '\\' or a control byte below 0x20), or len(b) when
+// there is none. It looks at eight bytes a step: most strings in an object are
+// short keys and values, too short for bytes.IndexByte's call and setup to pay
+// off, and a byte loop branches on every byte.
+func PlainEnd(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q, s := w^(ones*'"'), w^(ones*'\\')
+		// A byte of q or s is zero where w holds the byte sought, and a byte of
+		// w below 0x20 borrows in w-0x20; the lowest flagged byte is exact (only
+		// bytes above it can be false hits).
+		if m := ((q-ones)&^q | (s-ones)&^s | (w-ones*0x20)&^w) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return i
+}

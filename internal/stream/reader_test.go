@@ -1,0 +1,105 @@
+package stream
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// readFrames reads length-prefixed frames (a 4-byte big-endian length, then
+// the body) with Ensure and Take: the shape of a protobuf watch stream.
+func readFrames(r *Reader) ([]string, error) {
+	var frames []string
+	for {
+		if err := r.Ensure(4); err != nil {
+			if err == io.ErrUnexpectedEOF && len(r.Buffered()) == 0 {
+				return frames, io.EOF
+			}
+			return frames, err
+		}
+		n := int(binary.BigEndian.Uint32(r.Take(4)))
+		if err := r.Ensure(n); err != nil {
+			return frames, err
+		}
+		frames = append(frames, string(r.Take(n)))
+	}
+}
+
+func lengthPrefixed(bodies ...string) string {
+	var b []byte
+	for _, s := range bodies {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
+		b = append(b, s...)
+	}
+	return string(b)
+}
+
+func TestReaderLengthPrefixed(t *testing.T) {
+	in := lengthPrefixed("a", "", strings.Repeat("b", 5000), "c")
+	frames, err := readFrames(NewReader(iotest.OneByteReader(strings.NewReader(in)), 1<<13))
+	if err != io.EOF || len(frames) != 4 || frames[2] != strings.Repeat("b", 5000) || frames[3] != "c" {
+		t.Fatalf("got %d frames, %v; want 4, EOF", len(frames), err)
+	}
+	_, err = readFrames(NewReader(strings.NewReader(in[:len(in)-1]), 1<<13))
+	if err != io.ErrUnexpectedEOF {
+		t.Errorf("cut frame: got %v, want io.ErrUnexpectedEOF", err)
+	}
+	_, err = readFrames(NewReader(strings.NewReader(in), 4096))
+	if err != ErrTooLarge {
+		t.Errorf("frame over the limit: got %v, want ErrTooLarge", err)
+	}
+}
+
+// The buffer never grows past the limit, and offsets follow the bytes as it
+// is compacted.
+func TestReaderLimitAndOffsets(t *testing.T) {
+	const limit = 10000
+	in := strings.Repeat("0123456789", 3000)
+	r := NewReader(strings.NewReader(in), limit)
+	for taken := 0; ; {
+		if got := r.Offset(); got != int64(taken) {
+			t.Fatalf("Offset %d after taking %d bytes", got, taken)
+		}
+		if b := r.Buffered(); len(b) > 0 && b[0] != in[taken] {
+			t.Fatalf("Buffered starts with %q at offset %d, want %q", b[0], taken, in[taken])
+		}
+		err := r.Fill()
+		if err == io.EOF {
+			break
+		}
+		if err == ErrTooLarge {
+			taken += len(r.Take(len(r.Buffered()) / 2))
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Size() > limit || len(r.Buffered()) > limit {
+			t.Fatalf("buffer of %d bytes holding %d, over the limit %d", r.Size(), len(r.Buffered()), limit)
+		}
+	}
+}
+
+func TestReaderErrors(t *testing.T) {
+	boom := errors.New("boom")
+	r := NewReader(iotest.DataErrReader(io.MultiReader(strings.NewReader("ab"), iotest.ErrReader(boom))), 100)
+	if err := r.Fill(); err != nil || string(r.Buffered()) != "ab" {
+		t.Fatalf("Fill with the data: %v, %q; want nil, ab", err, r.Buffered())
+	}
+	if err := r.Fill(); err != boom {
+		t.Fatalf("next Fill: %v, want the read error", err)
+	}
+	if got := r.ReadOffset(); got != 2 {
+		t.Errorf("ReadOffset %d, want 2", got)
+	}
+	if err := NewReader(emptyReader{}, 100).Fill(); err != io.ErrNoProgress {
+		t.Errorf("empty reads: got %v, want io.ErrNoProgress", err)
+	}
+}
+
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, nil }
