@@ -101,7 +101,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"bad member value", `{"type":"ADDED","x":tru,"object":{}}`, 0, errInfo{Kind: "syntax", Offset: 20}},
 		{"malformed object", a1 + `{"type":"ADDED","object":{"metadata":{"name":1}}}`, 1, errInfo{Kind: "syntax", Offset: n + 45}},
 		{"bad escape in object", `{"type":"ADDED","object":{"metadata":{"name":"\q"}}}`, 0, errInfo{Kind: "syntax", Offset: 47}},
-		{"bracket closed by brace", `{"type":"ADDED","object":{"a":[}]}`, 0, errInfo{Kind: "syntax", Offset: 32}},
+		{"bracket closed by brace", `{"type":"ADDED","object":{"a":[}]}`, 0, errInfo{Kind: "syntax", Offset: 31}},
 		{"ERROR without a Status", `{"type":"ERROR","object":{"kind":"Pod"}}`, 0, errInfo{Kind: "object", Offset: 25}},
 		{"truncated in object", a1 + `{"type":"ADDED","object":{"metadata":{`, 1, errInfo{Kind: "unexpected-eof"}},
 		{"truncated in string", `{"type":"ADD`, 0, errInfo{Kind: "unexpected-eof"}},
@@ -280,7 +280,7 @@ func TestDecodeEndlessFrame(t *testing.T) {
 		r    *endlessReader
 	}{
 		{"endless string", &endlessReader{prefix: `{"type":"ADDED","object":{"a":"`, fill: 'x'}},
-		{"endless nesting", &endlessReader{fill: '{'}},
+		{"endless nesting inside the depth bound", &endlessReader{prefix: "{" + strings.Repeat("[", 9000), fill: ' '}},
 		{"endless escapes", &endlessReader{prefix: `{"a":"`, fill: '\\'}},
 		{"endless spaces", &endlessReader{prefix: `{`, fill: ' '}},
 	} {
@@ -294,13 +294,24 @@ func TestDecodeEndlessFrame(t *testing.T) {
 			if fe.Limit != limit || fe.Offset != 0 {
 				t.Errorf("got limit %d offset %d, want %d and 0", fe.Limit, fe.Offset, limit)
 			}
-			if cap(d.buf) > limit {
-				t.Errorf("buffer grew to %d bytes, over the %d limit", cap(d.buf), limit)
+			if d.in.Size() > limit {
+				t.Errorf("buffer grew to %d bytes, over the %d limit", d.in.Size(), limit)
 			}
 			if tc.r.n > limit {
 				t.Errorf("read %d bytes, more than the %d limit", tc.r.n, limit)
 			}
 		})
+	}
+}
+
+// Nesting past the depth bound ends the stream with a syntax error where the
+// bound was passed, long before the frame limit.
+func TestDecodeEndlessNesting(t *testing.T) {
+	r := &endlessReader{fill: '{'}
+	d := NewDecoder(r, decodeTestObj, DecoderOptions{MaxFrameSize: 1 << 20})
+	_, err := d.Decode()
+	if diff := cmp.Diff(errInfo{Kind: "syntax", Offset: 10000}, classify(err)); diff != "" {
+		t.Errorf("error %v (-want +got):\n%s", err, diff)
 	}
 }
 
@@ -315,7 +326,7 @@ func TestDecodeBufferReused(t *testing.T) {
 		}
 	}
 	// 50 pods of 15 KB went through: one buffer of a few reads' size must do.
-	if cap(d.buf) > 4*initialBufSize {
-		t.Errorf("buffer grew to %d bytes for %d-byte events", cap(d.buf), len(stream)/50)
+	if d.in.Size() > 128<<10 {
+		t.Errorf("buffer grew to %d bytes for %d-byte events", d.in.Size(), len(stream)/50)
 	}
 }

@@ -9,9 +9,10 @@
 // an event is delivered as soon as its closing brace arrives even when the server
 // sends nothing after it for minutes. Frames are bounded by DecoderOptions.MaxFrameSize,
 // and bad input ends decoding with a typed error naming the byte offset in the stream:
-// *SyntaxError, *FrameTooLargeError, *UnknownEventTypeError or *ObjectError; a stream
-// that stops between events gives io.EOF, one that stops inside an event an error
-// wrapping io.ErrUnexpectedEOF.
+// *jsonx.SyntaxError (malformed JSON, or JSON that is not a watch event),
+// *FrameTooLargeError, *UnknownEventTypeError or *ObjectError; a stream that stops
+// between events gives io.EOF, one that stops inside an event an error wrapping
+// io.ErrUnexpectedEOF.
 //
 // A StreamWatcher runs a Decoder on a goroutine of its own and delivers the events on
 // a channel (Interface). A server ERROR event arrives as an Event of type Error whose

@@ -25,10 +25,10 @@ func (d *Decoder[T]) event(frame []byte, off int64) (Event[T], error) {
 		return Event[T]{}, err
 	}
 	if !env.hasType {
-		return Event[T]{}, &SyntaxError{Offset: off, Msg: `event has no "type"`}
+		return Event[T]{}, &jsonx.SyntaxError{Offset: off, Msg: `event has no "type"`}
 	}
 	if env.obj == nil {
-		return Event[T]{}, &SyntaxError{Offset: off, Msg: `event has no "object"`}
+		return Event[T]{}, &jsonx.SyntaxError{Offset: off, Msg: `event has no "object"`}
 	}
 	typ, ok := eventType(env.typ)
 	if !ok {
@@ -72,7 +72,7 @@ func objectError(off int64, typ EventType, err error) error {
 	var se *jsonx.SyntaxError
 	if errors.As(err, &se) {
 		// DecodeFuncs report offsets into the data they were given.
-		return &SyntaxError{Offset: off + se.Offset, Msg: se.Msg}
+		return &jsonx.SyntaxError{Offset: off + se.Offset, Msg: se.Msg}
 	}
 	return &ObjectError{Offset: off, Type: typ, Err: err}
 }
@@ -122,13 +122,16 @@ func (d *Decoder[T]) member(env *envelope, key []byte, frame []byte, p int, off 
 		if p >= len(frame) || frame[p] != '{' {
 			return p, syntaxAt(frame, p, off, "a JSON object for the event's object")
 		}
-		q := d.objEnd
-		if p != d.objAt {
-			// The frame scan has matched the braces, so this end is found.
-			q = objectEnd(frame, p)
-		}
-		if q < 0 {
-			return p, syntaxAt(frame, p, off, "the end of the event's object")
+		at, q := d.framer.Inner()
+		if p != at {
+			// Not the object the frame scan saw last: frame it anew. The frame
+			// scan has matched the brackets, so its end is found.
+			d.object.Reset(0)
+			n, err := d.object.Scan(frame[p:])
+			if err != nil || n < 0 {
+				return p, syntaxAt(frame, p, off, "the end of the event's object")
+			}
+			q = p + n
 		}
 		env.obj, env.objAt = frame[p:q], p
 		return q, nil
@@ -137,7 +140,7 @@ func (d *Decoder[T]) member(env *envelope, key []byte, frame []byte, p int, off 
 	d.jr.Base = off + int64(p)
 	d.jr.Skip()
 	if err := d.jr.Err(); err != nil {
-		return p, fromJSONX(err)
+		return p, err
 	}
 	return p + d.jr.Pos(), nil
 }
@@ -152,7 +155,7 @@ func (d *Decoder[T]) str(frame []byte, p int, off int64, want string) ([]byte, i
 	d.jr.Base = off + int64(p)
 	raw := d.jr.Raw()
 	if err := d.jr.Err(); err != nil {
-		return nil, p, fromJSONX(err)
+		return nil, p, err
 	}
 	body := raw[1 : len(raw)-1]
 	if bytes.IndexByte(body, '\\') >= 0 {
@@ -179,13 +182,5 @@ func syntaxAt(frame []byte, p int, off int64, want string) error {
 	if p < len(frame) {
 		msg = fmt.Sprintf("found %q, want %s", frame[p], want)
 	}
-	return &SyntaxError{Offset: off + int64(p), Msg: msg}
-}
-
-func fromJSONX(err error) error {
-	var se *jsonx.SyntaxError
-	if errors.As(err, &se) {
-		return &SyntaxError{Offset: se.Offset, Msg: se.Msg}
-	}
-	return err
+	return &jsonx.SyntaxError{Offset: off + int64(p), Msg: msg}
 }

@@ -2,17 +2,6 @@ package watch
 
 import "fmt"
 
-// SyntaxError is malformed JSON, or JSON that is not a watch event, at Offset
-// bytes into the stream.
-type SyntaxError struct {
-	Offset int64
-	Msg    string
-}
-
-func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("invalid watch event JSON at byte %d: %s", e.Offset, e.Msg)
-}
-
 // FrameTooLargeError is an event, starting at Offset, longer than Limit bytes.
 type FrameTooLargeError struct {
 	Offset int64
@@ -37,8 +26,8 @@ func (e *UnknownEventTypeError) Error() string {
 
 // ObjectError is a failure of the DecodeFunc (or of the Status decoder, for
 // ERROR events) on well-framed JSON: the object at Offset is not a T. Malformed
-// JSON that the DecodeFunc reports as a *jsonx.SyntaxError becomes a *SyntaxError
-// instead, with its offset moved into the stream.
+// JSON that the DecodeFunc reports as a *jsonx.SyntaxError is returned as one
+// instead, with its offset moved from the object into the stream.
 type ObjectError struct {
 	Offset int64
 	Type   EventType

@@ -109,7 +109,7 @@ type errInfo struct {
 
 func classify(err error) errInfo {
 	var (
-		se *SyntaxError
+		se *jsonx.SyntaxError
 		fe *FrameTooLargeError
 		ue *UnknownEventTypeError
 		oe *ObjectError

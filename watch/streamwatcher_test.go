@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
 const where = "GET https://apiserver/api/v1/pods?watch=true"
@@ -121,7 +122,7 @@ func TestWatcherReportsStreamFailures(t *testing.T) {
 		is   func(error) bool
 	}{
 		{"syntax error", strings.NewReader(a1 + "{]}"), func(err error) bool {
-			var se *SyntaxError
+			var se *jsonx.SyntaxError
 			return errors.As(err, &se) && se.Offset == int64(len(a1)+1)
 		}},
 		{"truncated", strings.NewReader(a1 + a1[:20]), func(err error) bool { return errors.Is(err, io.ErrUnexpectedEOF) }},

@@ -3,6 +3,7 @@ package trace
 import (
 	"strconv"
 
+	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 )
@@ -13,68 +14,70 @@ const maxEventBytes = 16 << 20
 
 // framer splits a watch stream into its events as bytes arrive, on its own,
 // so the trace does not depend on how the client's decoder buffers: it keeps
-// only the bytes of the event in progress. Not safe for concurrent use.
+// only the bytes of the event in progress, and frames them as the client's
+// decoder does (stream.JSONFramer). Not safe for concurrent use.
 type framer struct {
-	buf    []byte
-	start  int64 // stream offset of buf[0]
-	depth  int
-	inStr  bool
-	esc    bool
+	buf    []byte // the event in progress, when it began in an earlier feed
+	start  int64  // stream offset of the event in progress
+	scan   stream.JSONFramer
 	broken bool
 }
 
 // feed scans data, which begins at stream offset off, and calls emit for
 // each event it completes.
 func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
-	for i, c := range data {
-		if f.broken {
-			return
-		}
-		if f.depth == 0 {
-			switch c {
-			case ' ', '\t', '\r', '\n':
-				continue
-			case '{':
-				f.buf, f.start, f.depth = append(f.buf[:0], c), off+int64(i), 1
-				continue
-			default:
+	for len(data) > 0 && !f.broken {
+		held := len(f.buf)
+		event := data
+		if held == 0 {
+			i := skipSpace(data)
+			if i == len(data) {
+				return
+			}
+			if data[i] != '{' {
 				// Not a JSON object: the client's decoder fails here too.
 				f.broken = true
 				return
 			}
+			data, off = data[i:], off+int64(i)
+			f.start, event = off, data
+			f.scan.Reset(0)
+		} else {
+			// Scan the held bytes and the new ones as one; an event whole in
+			// data is framed in place, without a copy.
+			f.buf = append(f.buf, data...)
+			event = f.buf
 		}
-		f.buf = append(f.buf, c)
-		if len(f.buf) > maxEventBytes {
+		n, err := f.scan.Scan(event)
+		switch {
+		case err != nil:
 			f.broken, f.buf = true, nil
 			return
-		}
-		switch {
-		case f.esc:
-			f.esc = false
-		case f.inStr && c == '\\':
-			f.esc = true
-		case c == '"':
-			f.inStr = !f.inStr
-		case f.inStr:
-		case c == '{':
-			f.depth++
-		case c == '}':
-			f.depth--
-			if f.depth == 0 {
-				emit(parseEvent(f.buf, f.start))
-				f.buf = f.buf[:0]
+		case n < 0 && len(event) > maxEventBytes:
+			f.broken, f.buf = true, nil
+			return
+		case n < 0:
+			if held == 0 {
+				f.buf = append(f.buf[:0], data...)
 			}
+			return
 		}
+		emit(parseEvent(event[:n], f.start))
+		f.buf = f.buf[:0]
+		data, off = data[n-held:], off+int64(n-held)
 	}
 }
 
-// leftover is how many bytes of an unfinished event are held.
-func (f *framer) leftover() int {
-	if f.depth == 0 {
-		return 0
+func skipSpace(data []byte) int {
+	i := 0
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
 	}
-	return len(f.buf)
+	return i
 }
+
+// leftover is how many bytes of an unfinished event are held.
+func (f *framer) leftover() int { return len(f.buf) }
 
 // parseEvent reads what a trace tells of one event. It never fails: what
 // cannot be read is left out, and the client's decoder says what was wrong.

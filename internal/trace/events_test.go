@@ -10,7 +10,7 @@ import (
 // A watch stream as the apiserver sends it, from the bundled recordings'
 // shapes: a pod event, a bookmark ending a watch list, an ERROR, with a brace
 // and an escaped quote inside strings.
-const stream = `{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-1","namespace":"shop","resourceVersion":"215","annotations":{"note":"a } and a \" here"}},"spec":{"nodeName":"node-a"}}}
+const watchStream = `{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-1","namespace":"shop","resourceVersion":"215","annotations":{"note":"a } and a \" here"}},"spec":{"nodeName":"node-a"}}}
 {"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"215","annotations":{"k8s.io/initial-events-end":"true"}},"spec":{"containers":null},"status":{}}}
 {"type":"MODIFIED","object":{"kind":"Pod","metadata":{"name":"web-1","namespace":"shop","resourceVersion":"220","deletionTimestamp":"2026-12-02T20:42:09Z"}}}
 {"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 224 (227)","reason":"Expired","code":410}}
@@ -24,7 +24,7 @@ func wantEvents() []*Event {
 		{Type: "ERROR", Status: &Status{Code: 410, Reason: "Expired", Message: "too old resource version: 224 (227)"}},
 	}
 	off := 0
-	for i, line := range strings.SplitAfter(stream, "\n")[:len(evs)] {
+	for i, line := range strings.SplitAfter(watchStream, "\n")[:len(evs)] {
 		evs[i].Offset, evs[i].Bytes = int64(off), len(line)-1
 		evs[i].Explain = explainEvent(evs[i])
 		off += len(line)
@@ -32,16 +32,16 @@ func wantEvents() []*Event {
 	return evs
 }
 
-// TestFramerSplits feeds the stream cut at every byte, and in one piece: the
+// TestFramerSplits feeds the watchStream cut at every byte, and in one piece: the
 // events found never depend on how the bytes arrived.
 func TestFramerSplits(t *testing.T) {
 	want := wantEvents()
-	for cut := 0; cut <= len(stream); cut++ {
+	for cut := 0; cut <= len(watchStream); cut++ {
 		var f framer
 		var got []*Event
 		emit := func(e *Event) { got = append(got, e) }
-		f.feed([]byte(stream[:cut]), 0, emit)
-		f.feed([]byte(stream[cut:]), int64(cut), emit)
+		f.feed([]byte(watchStream[:cut]), 0, emit)
+		f.feed([]byte(watchStream[cut:]), int64(cut), emit)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("cut at %d (-want +got):\n%s", cut, diff)
 		}
@@ -79,7 +79,7 @@ func TestFramerBadInput(t *testing.T) {
 // FuzzFramer checks that any bytes, cut anywhere, are framed without a panic
 // and the same way whatever the cut.
 func FuzzFramer(f *testing.F) {
-	f.Add([]byte(stream), 10)
+	f.Add([]byte(watchStream), 10)
 	f.Add([]byte(`{"type":"ADDED","object":{"metadata":{"name":"\u00e9\\"}}}`), 3)
 	f.Add([]byte(`{{{{"`), 2)
 	f.Fuzz(func(t *testing.T, data []byte, cut int) {
