@@ -91,7 +91,7 @@ func (d *listDecoder[T]) run() error {
 		return fmt.Errorf("decode list: %w", err)
 	}
 	if !end {
-		return fmt.Errorf("decode list: %w", d.s.syntaxAt(d.s.pos, "data after the list"))
+		return fmt.Errorf("decode list: %w", d.s.syntaxHere("data after the list"))
 	}
 	return nil
 }
@@ -106,7 +106,7 @@ func (d *listDecoder[T]) members() error {
 	if c, err := s.peek(); err != nil {
 		return fmt.Errorf("decode list: %w", err)
 	} else if c == '}' {
-		s.pos++
+		s.next()
 		return nil
 	}
 	for {
@@ -117,13 +117,12 @@ func (d *listDecoder[T]) members() error {
 		if err != nil {
 			return fmt.Errorf("decode list: %w", err)
 		}
-		s.pos++
-		switch c {
-		case ',':
-		case '}':
+		if c != ',' && c != '}' {
+			return fmt.Errorf("decode list: %w", s.syntaxHere("found %q, want ',' or '}'", c))
+		}
+		s.next()
+		if c == '}' {
 			return nil
-		default:
-			return fmt.Errorf("decode list: %w", s.syntaxAt(s.pos-1, "found %q, want ',' or '}'", c))
 		}
 	}
 }
@@ -165,7 +164,7 @@ func (d *listDecoder[T]) key() (string, error) {
 	if c, err := d.s.peek(); err != nil {
 		return "", err
 	} else if c != '"' {
-		return "", d.s.syntaxAt(d.s.pos, "found %q, want a member name", c)
+		return "", d.s.syntaxHere("found %q, want a member name", c)
 	}
 	var key string
 	err := d.scalarOrObject(func(r *jsonx.Reader) { key = r.String() })
@@ -215,7 +214,7 @@ func (d *listDecoder[T]) items() error {
 	if c, err := s.peek(); err != nil {
 		return fmt.Errorf("decode list items: %w", err)
 	} else if c == ']' {
-		s.pos++
+		s.next()
 		return nil
 	}
 	for i := 0; ; i++ {
@@ -226,13 +225,12 @@ func (d *listDecoder[T]) items() error {
 		if err != nil {
 			return fmt.Errorf("decode list item %d: %w", i, err)
 		}
-		s.pos++
-		switch c {
-		case ',':
-		case ']':
+		if c != ',' && c != ']' {
+			return fmt.Errorf("decode list item %d: %w", i, s.syntaxHere("found %q, want ',' or ']'", c))
+		}
+		s.next()
+		if c == ']' {
 			return nil
-		default:
-			return fmt.Errorf("decode list item %d: %w", i, s.syntaxAt(s.pos-1, "found %q, want ',' or ']'", c))
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/podwatch/podwatch/internal/stream/jsonstr"
 )
 
 // SyntaxError is malformed JSON at a byte offset of the input the Reader was given.
@@ -251,7 +253,7 @@ func (r *Reader) stringBody() ([]byte, bool) {
 	start := r.pos
 	escaped := false
 	for i := r.pos; i < len(r.data); i++ {
-		i = stringEnd(r.data, i)
+		i = jsonstr.PlainEnd(r.data, i)
 		if i >= len(r.data) {
 			break
 		}

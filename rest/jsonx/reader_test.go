@@ -83,21 +83,6 @@ func TestReaderDepthLimit(t *testing.T) {
 	}
 }
 
-func TestStringEnd(t *testing.T) {
-	for _, s := range []string{"", "abc", "abcdefgh\"", "abcdefghijklmnop\\x", "0123456\x1f", strings.Repeat("z", 40) + `"`} {
-		want := len(s)
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; c == '"' || c == '\\' || c < 0x20 {
-				want = i
-				break
-			}
-		}
-		if got := stringEnd([]byte(s), 0); got != want {
-			t.Errorf("stringEnd(%q) = %d, want %d", s, got, want)
-		}
-	}
-}
-
 // FuzzSkip holds the fast skip to the recursive reference and to encoding/json's
 // idea of a valid document.
 func FuzzSkip(f *testing.F) {

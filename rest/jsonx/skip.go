@@ -1,41 +1,6 @@
 package jsonx
 
-import (
-	"encoding/binary"
-	"fmt"
-)
-
-// Word-at-a-time tests over 8 bytes: each sets the high bit of every byte that
-// matches (exactly for the bytes a caller then checks one at a time).
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-func hasByte(x uint64, b byte) uint64 {
-	y := x ^ (ones * uint64(b))
-	return (y - ones) &^ y & highs
-}
-
-func hasLess(x uint64, n byte) uint64 { return (x - ones*uint64(n)) &^ x & highs }
-
-// stringEnd returns the index of the first byte at or after i that ends or
-// interrupts a plain run of string content: a quote, a backslash or a control
-// character; len(data) when there is none.
-func stringEnd(data []byte, i int) int {
-	for ; i+8 <= len(data); i += 8 {
-		x := binary.LittleEndian.Uint64(data[i:])
-		if hasByte(x, '"')|hasByte(x, '\\')|hasLess(x, 0x20) != 0 {
-			break
-		}
-	}
-	for ; i < len(data); i++ {
-		if c := data[i]; c == '"' || c == '\\' || c < 0x20 {
-			return i
-		}
-	}
-	return i
-}
+import "fmt"
 
 // skipValue consumes one value, checking its grammar, without recursion or
 // callbacks: an explicit stack of open brackets drives it. It is the hot path
