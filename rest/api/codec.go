@@ -3,8 +3,6 @@ package api
 import (
 	"fmt"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
@@ -39,13 +37,7 @@ func (p *Pod) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON implements json.Marshaler; unmodelled members are written back.
 func (p *Pod) MarshalJSON() ([]byte, error) {
-	s := jsoniter.ConfigDefault.BorrowStream(nil)
-	defer jsoniter.ConfigDefault.ReturnStream(s)
-	p.WriteJSON(s)
-	if s.Error != nil {
-		return nil, fmt.Errorf("encode pod %s/%s: %w", p.Metadata.Namespace, p.Metadata.Name, s.Error)
-	}
-	return append([]byte(nil), s.Buffer()...), nil
+	return jsonx.Encode(p.WriteJSON), nil
 }
 
 // ReadJSON decodes the pod in place.
@@ -69,16 +61,16 @@ func (p *Pod) ReadJSON(r *jsonx.Reader) {
 }
 
 // WriteJSON encodes the pod.
-func (p *Pod) WriteJSON(s *jsoniter.Stream) {
-	w := jsonx.Begin(s)
+func (p *Pod) WriteJSON(jw *jsonx.Writer) {
+	w := jw.BeginObject()
 	w.String("kind", p.Kind)
 	w.String("apiVersion", p.APIVersion)
 	w.Field("metadata")
-	p.Metadata.WriteJSON(s)
+	p.Metadata.WriteJSON(jw)
 	w.Field("spec")
-	p.Spec.WriteJSON(s)
+	p.Spec.WriteJSON(jw)
 	w.Field("status")
-	p.Status.WriteJSON(s)
+	p.Status.WriteJSON(jw)
 	w.Extra(p.extra)
 	w.End()
 }
@@ -101,16 +93,16 @@ func (ps *PodSpec) ReadJSON(r *jsonx.Reader) {
 
 // WriteJSON encodes the spec. Members keep the server's order where it matters
 // to a reader (containers first) and unmodelled ones follow.
-func (ps *PodSpec) WriteJSON(s *jsoniter.Stream) {
-	w := jsonx.Begin(s)
+func (ps *PodSpec) WriteJSON(jw *jsonx.Writer) {
+	w := jw.BeginObject()
 	if ps.Containers != nil {
 		w.Field("containers")
-		writeArray(s, ps.Containers, (*Container).WriteJSON)
+		writeArray(jw, ps.Containers, (*Container).WriteJSON)
 	}
 	w.String("nodeName", ps.NodeName)
 	if ps.Tolerations != nil {
 		w.Field("tolerations")
-		writeArray(s, ps.Tolerations, (*Toleration).WriteJSON)
+		writeArray(jw, ps.Tolerations, (*Toleration).WriteJSON)
 	}
 	w.Extra(ps.extra)
 	w.End()
@@ -131,8 +123,8 @@ func (c *Container) ReadJSON(r *jsonx.Reader) {
 }
 
 // WriteJSON encodes the container.
-func (c *Container) WriteJSON(s *jsoniter.Stream) {
-	w := jsonx.Begin(s)
+func (c *Container) WriteJSON(jw *jsonx.Writer) {
+	w := jw.BeginObject()
 	w.String("name", c.Name)
 	w.String("image", c.Image)
 	w.Extra(c.extra)
@@ -160,8 +152,8 @@ func (t *Toleration) ReadJSON(r *jsonx.Reader) {
 }
 
 // WriteJSON encodes the toleration.
-func (t *Toleration) WriteJSON(s *jsoniter.Stream) {
-	w := jsonx.Begin(s)
+func (t *Toleration) WriteJSON(jw *jsonx.Writer) {
+	w := jw.BeginObject()
 	w.String("key", t.Key)
 	w.String("operator", t.Operator)
 	w.String("value", t.Value)
@@ -188,8 +180,8 @@ func (st *PodStatus) ReadJSON(r *jsonx.Reader) {
 }
 
 // WriteJSON encodes the status.
-func (st *PodStatus) WriteJSON(s *jsoniter.Stream) {
-	w := jsonx.Begin(s)
+func (st *PodStatus) WriteJSON(jw *jsonx.Writer) {
+	w := jw.BeginObject()
 	w.String("phase", st.Phase)
 	w.String("hostIP", st.HostIP)
 	w.String("podIP", st.PodIP)
@@ -214,13 +206,11 @@ func readArray[E any](r *jsonx.Reader, dst []E, read func(*E, *jsonx.Reader)) []
 	return dst
 }
 
-func writeArray[E any](s *jsoniter.Stream, src []E, write func(*E, *jsoniter.Stream)) {
-	s.WriteArrayStart()
+func writeArray[E any](w *jsonx.Writer, src []E, write func(*E, *jsonx.Writer)) {
+	a := w.BeginArray()
 	for i := range src {
-		if i > 0 {
-			s.WriteMore()
-		}
-		write(&src[i], s)
+		a.Next()
+		write(&src[i], w)
 	}
-	s.WriteArrayEnd()
+	a.End()
 }

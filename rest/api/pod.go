@@ -1,8 +1,6 @@
 package api
 
 import (
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 )
@@ -91,16 +89,10 @@ func (p *Pod) DeepCopy() *Pod {
 
 // SpecJSON returns the spec's encoding, for comparing two specs member by member.
 func (p *Pod) SpecJSON() []byte {
-	s := jsoniter.ConfigDefault.BorrowStream(nil)
-	defer jsoniter.ConfigDefault.ReturnStream(s)
-	p.Spec.WriteJSON(s)
-	return append([]byte(nil), s.Buffer()...)
+	return jsonx.Encode(p.Spec.WriteJSON)
 }
 
 // StatusJSON returns the status's encoding.
 func (p *Pod) StatusJSON() []byte {
-	s := jsoniter.ConfigDefault.BorrowStream(nil)
-	defer jsoniter.ConfigDefault.ReturnStream(s)
-	p.Status.WriteJSON(s)
-	return append([]byte(nil), s.Buffer()...)
+	return jsonx.Encode(p.Status.WriteJSON)
 }

@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	jsoniter "github.com/json-iterator/go"
+
+	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
 func readRealPod(t testing.TB) []byte {
@@ -171,11 +172,11 @@ func BenchmarkWriteRealPod(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := jsoniter.NewStream(jsoniter.ConfigDefault, nil, 32<<10)
+	w := jsonx.NewWriter()
 	b.ReportAllocs()
 	for b.Loop() {
-		s.Reset(nil)
-		p.WriteJSON(s)
+		w.Reset()
+		p.WriteJSON(w)
 	}
-	b.SetBytes(int64(len(s.Buffer())))
+	b.SetBytes(int64(len(w.Bytes())))
 }

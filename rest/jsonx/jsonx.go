@@ -3,11 +3,7 @@
 // loses nothing) and an object writer that applies the API's omitempty rules.
 package jsonx
 
-import (
-	"time"
-
-	jsoniter "github.com/json-iterator/go"
-)
+import "time"
 
 // Field is one JSON object member kept verbatim.
 type Field struct {
@@ -57,88 +53,6 @@ func (e Extra) Get(name string) []byte {
 		}
 	}
 	return nil
-}
-
-// Writer writes one JSON object member by member, inserting the commas.
-type Writer struct {
-	S    *jsoniter.Stream
-	more bool
-}
-
-// Begin starts an object on s.
-func Begin(s *jsoniter.Stream) Writer {
-	s.WriteObjectStart()
-	return Writer{S: s}
-}
-
-// End closes the object.
-func (w *Writer) End() { w.S.WriteObjectEnd() }
-
-// Field writes a member name; the caller writes the value next.
-func (w *Writer) Field(name string) {
-	if w.more {
-		w.S.WriteMore()
-	}
-	w.S.WriteObjectField(name)
-	w.more = true
-}
-
-// String writes a string member unless it is empty.
-func (w *Writer) String(name, v string) {
-	if v != "" {
-		w.Field(name)
-		w.S.WriteString(v)
-	}
-}
-
-// Int64 writes an integer member unless it is zero.
-func (w *Writer) Int64(name string, v int64) {
-	if v != 0 {
-		w.Field(name)
-		w.S.WriteInt64(v)
-	}
-}
-
-// Int64Ptr writes an integer member when set, zero included.
-func (w *Writer) Int64Ptr(name string, v *int64) {
-	if v != nil {
-		w.Field(name)
-		w.S.WriteInt64(*v)
-	}
-}
-
-// StringMap writes a map of strings unless it is nil, with keys in sorted order so
-// output is deterministic.
-func (w *Writer) StringMap(name string, m map[string]string) {
-	if m == nil {
-		return
-	}
-	w.Field(name)
-	WriteStringMap(w.S, m)
-}
-
-// Raw writes a member whose value is already encoded JSON.
-func (w *Writer) Raw(name string, v []byte) {
-	w.Field(name)
-	w.S.Write(v)
-}
-
-// Extra writes back every kept member but those KeepObjects held elsewhere
-// (ExtraWith writes those too).
-func (w *Writer) Extra(e Extra) {
-	for _, f := range e {
-		if f.Value != nil {
-			w.Raw(f.Name, f.Value)
-		}
-	}
-}
-
-// Time writes a timestamp member unless it is the zero time.
-func (w *Writer) Time(name string, t time.Time) {
-	if !t.IsZero() {
-		w.Field(name)
-		w.S.WriteString(FormatTime(t))
-	}
 }
 
 // FormatTime formats t as the API does: RFC 3339, with fractional seconds only when

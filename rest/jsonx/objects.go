@@ -1,7 +1,5 @@
 package jsonx
 
-import jsoniter "github.com/json-iterator/go"
-
 // Objects keeps one unmodelled member whose value is an array of objects
 // member by member instead of as one value. Keep shares a large value only
 // when all of it equals a value kept elsewhere; an object whose one small
@@ -67,27 +65,22 @@ func (o Objects) Raw() []byte {
 	if o.items == nil {
 		return o.raw
 	}
-	s := jsoniter.ConfigDefault.BorrowStream(nil)
-	defer jsoniter.ConfigDefault.ReturnStream(s)
-	o.write(s)
-	return append([]byte(nil), s.Buffer()...)
+	return Encode(o.write)
 }
 
-func (o Objects) write(s *jsoniter.Stream) {
+func (o Objects) write(w *Writer) {
 	if o.items == nil {
-		s.Write(o.raw)
+		w.Raw(o.raw)
 		return
 	}
-	s.WriteArrayStart()
-	for i, item := range o.items {
-		if i > 0 {
-			s.WriteMore()
-		}
-		w := Begin(s)
-		w.Extra(item)
-		w.End()
+	a := w.BeginArray()
+	for _, item := range o.items {
+		a.Next()
+		m := w.BeginObject()
+		m.Extra(item)
+		m.End()
 	}
-	s.WriteArrayEnd()
+	a.End()
 }
 
 // KeepObjects reads the next value, under name, into o and marks its place
@@ -106,24 +99,4 @@ func (e *Extra) KeepObjects(r *Reader, name []byte, o *Objects) {
 		}
 	}
 	*e = append(*e, Field{Name: n}) // no Value: the place of o
-}
-
-// ExtraWith writes back every kept member as Extra does, and o at the place
-// KeepObjects marked for it.
-func (w *Writer) ExtraWith(e Extra, o Objects) {
-	for _, f := range e {
-		if f.Value == nil {
-			w.Objects(f.Name, o)
-			continue
-		}
-		w.Raw(f.Name, f.Value)
-	}
-}
-
-// Objects writes member name unless o is unset.
-func (w *Writer) Objects(name string, o Objects) {
-	if o.IsSet() {
-		w.Field(name)
-		o.write(w.S)
-	}
 }

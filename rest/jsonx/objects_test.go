@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	jsoniter "github.com/json-iterator/go"
 )
 
 func readObjects(t *testing.T, doc string) (Objects, error) {
@@ -63,22 +62,15 @@ func TestObjectsRoundTrip(t *testing.T) {
 				t.Fatalf("a value was read but IsSet is false")
 			}
 			sameJSON(t, tc.doc, o.Raw())
-			s := jsoniter.NewStream(jsoniter.ConfigDefault, nil, 64)
-			w := Begin(s)
-			w.Objects("m", o)
-			w.End()
-			sameJSON(t, `{"m":`+tc.doc+`}`, s.Buffer())
+			got := written(func(w *ObjectWriter) { w.Objects("m", o) })
+			sameJSON(t, `{"m":`+tc.doc+`}`, []byte(got))
 		})
 	}
 }
 
 // An unset Objects writes nothing.
 func TestObjectsUnsetWritesNothing(t *testing.T) {
-	s := jsoniter.NewStream(jsoniter.ConfigDefault, nil, 64)
-	w := Begin(s)
-	w.Objects("m", Objects{})
-	w.End()
-	if got := string(s.Buffer()); got != `{}` {
+	if got := written(func(w *ObjectWriter) { w.Objects("m", Objects{}) }); got != `{}` {
 		t.Fatalf("an unset member wrote %q, want {}", got)
 	}
 }
@@ -135,12 +127,12 @@ func keepWithM(t *testing.T, doc string) (Extra, Objects) {
 }
 
 // written is what write puts in an object.
-func written(write func(w *Writer)) string {
-	s := jsoniter.NewStream(jsoniter.ConfigDefault, nil, 64)
-	w := Begin(s)
-	write(&w)
-	w.End()
-	return string(s.Buffer())
+func written(write func(o *ObjectWriter)) string {
+	return string(Encode(func(w *Writer) {
+		o := w.BeginObject()
+		write(&o)
+		o.End()
+	}))
 }
 
 // A member held by KeepObjects is written back in its place among the others,
@@ -148,10 +140,10 @@ func written(write func(w *Writer)) string {
 func TestKeepObjectsKeepsOrder(t *testing.T) {
 	doc := `{"a":1,"m":[{"x":1}],"b":{"c":2}}`
 	e, o := keepWithM(t, doc)
-	if got := written(func(w *Writer) { w.ExtraWith(e, o) }); got != doc {
+	if got := written(func(w *ObjectWriter) { w.ExtraWith(e, o) }); got != doc {
 		t.Fatalf("wrote %s, want %s", got, doc)
 	}
-	if got, want := written(func(w *Writer) { w.Extra(e) }), `{"a":1,"b":{"c":2}}`; got != want {
+	if got, want := written(func(w *ObjectWriter) { w.Extra(e) }), `{"a":1,"b":{"c":2}}`; got != want {
 		t.Fatalf("Extra wrote %s, want %s: the held member is ExtraWith's to write", got, want)
 	}
 }
@@ -160,7 +152,7 @@ func TestKeepObjectsKeepsOrder(t *testing.T) {
 // value that came last, at the place where it came first.
 func TestKeepObjectsTwice(t *testing.T) {
 	e, o := keepWithM(t, `{"m":[{"x":1}],"a":1,"m":[{"y":2}]}`)
-	if got, want := written(func(w *Writer) { w.ExtraWith(e, o) }), `{"m":[{"y":2}],"a":1}`; got != want {
+	if got, want := written(func(w *ObjectWriter) { w.ExtraWith(e, o) }), `{"m":[{"y":2}],"a":1}`; got != want {
 		t.Fatalf("wrote %s, want %s", got, want)
 	}
 }

@@ -1,11 +1,6 @@
 package jsonx
 
-import (
-	"slices"
-	"time"
-
-	jsoniter "github.com/json-iterator/go"
-)
+import "time"
 
 // ReadStringMap reads a JSON object of strings; null gives a nil map.
 func ReadStringMap(r *Reader) map[string]string {
@@ -18,21 +13,6 @@ func ReadStringMap(r *Reader) map[string]string {
 		m[key] = r.String()
 	})
 	return m
-}
-
-// WriteStringMap writes m with its keys sorted.
-func WriteStringMap(s *jsoniter.Stream, m map[string]string) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	w := Begin(s)
-	for _, k := range keys {
-		w.Field(k)
-		s.WriteString(m[k])
-	}
-	w.End()
 }
 
 // ReadInt64Ptr reads an integer, or null as nil.

@@ -3,8 +3,6 @@ package meta
 import (
 	"time"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
@@ -95,8 +93,8 @@ func (m *ObjectMeta) ReadJSON(r *jsonx.Reader) {
 }
 
 // WriteJSON encodes the metadata, unmodelled members included.
-func (m *ObjectMeta) WriteJSON(s *jsoniter.Stream) {
-	w := jsonx.Begin(s)
+func (m *ObjectMeta) WriteJSON(jw *jsonx.Writer) {
+	w := jw.BeginObject()
 	w.String("name", m.Name)
 	w.String("generateName", m.GenerateName)
 	w.String("namespace", m.Namespace)
