@@ -1,4 +1,16 @@
-// Package api holds podwatch's own pod types: a useful subset of core/v1 Pod with
-// typed fields where podwatch acts on them, and everything else kept verbatim so a
-// decoded pod encodes back to the JSON the server sent.
+// Package api holds podwatch's pod type: a core/v1 Pod typed where podwatch
+// acts on it (metadata, node name, containers' names and images, tolerations,
+// phase and IPs) and lossless everywhere else. Every member it does not model,
+// at any level, is kept verbatim and written back, so a pod decoded and encoded
+// again compares equal, as JSON, to what the server sent.
+//
+// DecodePod is a meta.DecodeFunc: hand it to rest.DecodeList,
+// watch.NewDecoder or cache.NewListWatchFromClient. A decoded pod keeps nothing
+// of the bytes it was decoded from, and large unmodelled members equal to those
+// of other pods are shared, not copied, so a store of a node's pods holds each
+// repeated member once. Pods are read-only once stored; DeepCopy gives one to
+// change.
+//
+// Other kinds are written the same way with public pieces (meta.ObjectMeta,
+// jsonx.Reader and jsonx.Writer): the cache package's examples show a ConfigMap.
 package api

@@ -1,6 +1,3 @@
-// Package jsonx holds the small pieces podwatch's hand-written JSON codecs share: a
-// store for the fields a type does not model (so that decoding and encoding again
-// loses nothing) and an object writer that applies the API's omitempty rules.
 package jsonx
 
 import "time"

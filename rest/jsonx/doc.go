@@ -1,0 +1,32 @@
+// Package jsonx is the JSON reader and writer podwatch's object codecs are
+// written with, and the one a decoder of another kind is written with outside
+// podwatch: api.Pod and meta.ObjectMeta use nothing else.
+//
+// A Reader pulls values from a byte slice: Object and Array call back for each
+// member or element, String, Int64, Bool and the Read helpers read scalars, and
+// Skip and Raw pass over a value, checking it, without allocating. The first
+// error stops the Reader; Err then returns a *SyntaxError with the byte offset
+// (plus Base, for input cut from a stream).
+//
+// SyntaxError is the one syntax error of podwatch's public API: rest.DecodeList,
+// the watch Decoder and api.DecodePod all report malformed JSON as a
+// *SyntaxError whose Offset is a byte offset of the input they were given (of
+// the stream, for the list and watch decoders). A DecodeFunc that reports its
+// own malformed input as a *SyntaxError gets it moved to the stream's offsets by
+// the watch Decoder.
+//
+// Extra keeps the members of an object that a type does not model, verbatim,
+// and writes them back, so decoding and encoding again loses nothing; Objects
+// does the same for an array of objects kept member by member. Kept values are
+// copies, safe to hold after the input is reused, read-only, and may be shared
+// with equal values kept by other objects (Share).
+//
+// A Writer encodes into a buffer it reuses: WriteJSON methods take one, an
+// ObjectWriter writes an object's members with the API's omitempty rules, and
+// Encode runs a WriteJSON method for MarshalJSON. Writing an object allocates
+// nothing once the Writer's buffer has grown.
+//
+// The package promises its exported API, not its encoding engine: output is
+// compact JSON with members in the order written, and nothing of the engine
+// shows through.
+package jsonx
