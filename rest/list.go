@@ -64,8 +64,9 @@ func (e *TooManyItemsError) Error() string {
 //
 // Errors name the phase: "decode list item N", "decode list metadata" or "decode
 // list", wrapping *ItemTooLargeError, *TooManyItemsError, a *jsonx.SyntaxError
-// with the byte offset in r, decode's own error, io.ErrUnexpectedEOF when r ends
-// early, or r's read error.
+// with the byte offset in r (decode's own *jsonx.SyntaxError too, its offset
+// moved from the item into r), decode's other errors, io.ErrUnexpectedEOF when
+// r ends early, or r's read error.
 func DecodeList[T any](r io.Reader, decode meta.DecodeFunc[T], lim ListLimits) (*List[T], error) {
 	d := listDecoder[T]{s: newScanner(r, lim.maxItemBytes()), decode: decode, lim: lim}
 	if err := d.run(); err != nil {
@@ -244,7 +245,12 @@ func (d *listDecoder[T]) item(i int) error {
 		return d.valueErr(i, err)
 	}
 	v, err := d.decode(raw)
-	if err != nil {
+	var se *jsonx.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		// DecodeFuncs report offsets into the data they were given.
+		return &jsonx.SyntaxError{Offset: start + se.Offset, Msg: se.Msg}
+	case err != nil:
 		return fmt.Errorf("at byte %d: %w", start, err)
 	}
 	d.list.Items = append(d.list.Items, v)

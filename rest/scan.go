@@ -10,9 +10,9 @@ import (
 	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
-// scanner frames the values of a list answer out of its stream. It checks only
-// what framing needs (strings, and brackets that match); whoever gets a value's
-// bytes checks the rest. It holds the value being captured and one read's worth
+// scanner frames the values of a list answer out of its stream. It follows
+// only what framing needs (strings and brackets); whoever gets a value's bytes
+// checks it. It holds the value being captured and one read's worth
 // of data, never the stream.
 type scanner struct {
 	in    *stream.Reader

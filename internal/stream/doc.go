@@ -9,7 +9,7 @@
 // frame on it too (Ensure, Buffered, Take).
 //
 // A JSONFramer finds where one JSON value ends in bytes that arrive piecemeal,
-// scanning each byte once however the stream is cut. It checks what finding
-// the end needs (strings and their escapes, brackets that match, a bound on
-// nesting) and leaves the rest to the decoder of the value.
+// scanning each byte once however the stream is cut. It follows what finding
+// the end needs (strings and their escapes, brackets, a bound on nesting) and
+// leaves checking the value to its decoder.
 package stream

@@ -15,7 +15,7 @@ const MaxDepth = 10000
 // them; each byte is scanned once. The zero value frames with MaxDepth; Reset
 // readies it for the next value.
 type JSONFramer struct {
-	stack    []byte // the closers of the open objects and arrays
+	depth    int // brackets open outside strings
 	maxDepth int
 	pos      int // next byte to scan
 	started  bool
@@ -28,12 +28,12 @@ type JSONFramer struct {
 }
 
 // Reset readies f for a new value nested at most maxDepth deep (0 means
-// MaxDepth), keeping its stack's storage.
+// MaxDepth).
 func (f *JSONFramer) Reset(maxDepth int) {
 	if maxDepth <= 0 {
 		maxDepth = MaxDepth
 	}
-	*f = JSONFramer{stack: f.stack[:0], maxDepth: maxDepth, inner: -1, innerEnd: -1}
+	*f = JSONFramer{maxDepth: maxDepth, inner: -1, innerEnd: -1}
 }
 
 // Inner returns where the last object or array directly inside the framed
@@ -43,9 +43,9 @@ func (f *JSONFramer) Inner() (start, end int) { return f.inner, f.innerEnd }
 // Scan continues framing the value that starts at v[0] (not a space). It
 // returns the value's length once its end is in v, or -1 when v ends first.
 // A number or literal ends at the first byte that cannot continue it, so one
-// that ends v is not yet complete. A byte that cannot be where it is (a value
-// that cannot start so, a bracket that closes nothing open, nesting past the
-// bound) is a *jsonx.SyntaxError whose Offset is its index in v.
+// that ends v is not yet complete. A value that cannot start with v[0], or
+// nesting past the bound, is a *jsonx.SyntaxError whose Offset is the index in
+// v of the byte at fault.
 func (f *JSONFramer) Scan(v []byte) (int, error) {
 	if !f.started {
 		if f.maxDepth == 0 {
@@ -72,7 +72,7 @@ func (f *JSONFramer) Scan(v []byte) (int, error) {
 			return -1, nil
 		}
 		f.inString = false
-		if len(f.stack) == 0 {
+		if f.depth == 0 {
 			return end, nil
 		}
 		f.pos = end
@@ -80,42 +80,45 @@ func (f *JSONFramer) Scan(v []byte) (int, error) {
 	return f.scanStructure(v)
 }
 
-// scanStructure scans outside strings, jumping through each string whole.
+// scanStructure scans outside strings, jumping through each string whole. It
+// counts brackets without matching them: for well-formed JSON the count finds
+// the end, and a value whose brackets do not match is malformed whichever
+// bracket ends it, for its decoder to reject.
 func (f *JSONFramer) scanStructure(v []byte) (int, error) {
-	i := f.pos
+	depth, i := f.depth, f.pos
 	for ; i < len(v); i++ {
-		switch c := v[i]; c {
+		c := v[i]
+		if !structural[c] {
+			continue
+		}
+		switch c {
 		case '"':
 			// Strings are most of an object's bytes: jump through them.
 			end, ok := stringEnd(v, i+1)
 			if !ok {
-				f.pos, f.inString = end, true
+				f.pos, f.depth, f.inString = end, depth, true
 				return -1, nil
 			}
 			i = end - 1 // the loop steps past the closing quote
 		case '{', '[':
-			if len(f.stack) >= f.maxDepth {
+			if depth >= f.maxDepth {
 				return -1, syntaxAt(i, "nesting too deep")
 			}
-			f.stack = append(f.stack, c+2) // '{'+2 is '}', '['+2 is ']'
-			if len(f.stack) == 2 {
+			depth++
+			if depth == 2 {
 				f.inner = i
 			}
 		case '}', ']':
-			n := len(f.stack)
-			if n == 0 || f.stack[n-1] != c {
-				return -1, syntaxAt(i, "unexpected %q", c)
-			}
-			f.stack = f.stack[:n-1]
-			switch n {
-			case 1:
+			depth--
+			switch depth {
+			case 0:
 				return i + 1, nil
-			case 2:
+			case 1:
 				f.innerEnd = i + 1
 			}
 		}
 	}
-	f.pos = i
+	f.pos, f.depth = i, depth
 	return -1, nil
 }
 
@@ -130,6 +133,8 @@ func (f *JSONFramer) scanScalar(v []byte) (int, error) {
 	}
 	return i, nil
 }
+
+var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
 // scalarByte reports whether c may be part of a number or literal.
 func scalarByte(c byte) bool {

@@ -16,7 +16,8 @@ import (
 
 // naiveFrame is the obvious byte-at-a-time framer that JSONFramer is checked
 // against: the length of the value at v[0], -1 when v ends first, or the index
-// of the byte framing fails at.
+// of the byte framing fails at. Like JSONFramer it counts brackets, leaving
+// their matching to the value's decoder.
 func naiveFrame(v []byte, maxDepth int) (end, failAt int) {
 	c := v[0]
 	switch {
@@ -31,7 +32,7 @@ func naiveFrame(v []byte, maxDepth int) (end, failAt int) {
 	default:
 		return -1, 0
 	}
-	var stack []byte
+	depth := 0
 	inString, escaped := false, false
 	for i, c := range v {
 		switch {
@@ -41,21 +42,18 @@ func naiveFrame(v []byte, maxDepth int) (end, failAt int) {
 			escaped = true
 		case c == '"':
 			inString = !inString
-			if !inString && len(stack) == 0 {
+			if !inString && depth == 0 {
 				return i + 1, -1
 			}
 		case inString:
 		case c == '{' || c == '[':
-			if len(stack) >= maxDepth {
+			if depth >= maxDepth {
 				return -1, i
 			}
-			stack = append(stack, c+2)
+			depth++
 		case c == '}' || c == ']':
-			if len(stack) == 0 || stack[len(stack)-1] != c {
-				return -1, i
-			}
-			stack = stack[:len(stack)-1]
-			if len(stack) == 0 {
+			depth--
+			if depth == 0 {
 				return i + 1, -1
 			}
 		}

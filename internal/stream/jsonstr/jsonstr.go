@@ -21,11 +21,12 @@ const (
 func PlainEnd(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
-		q, s := w^(ones*'"'), w^(ones*'\\')
-		// A byte of q or s is zero where w holds the byte sought, and a byte of
-		// w below 0x20 borrows in w-0x20; the lowest flagged byte is exact (only
-		// bytes above it can be false hits).
-		if m := ((q-ones)&^q | (s-ones)&^s | (w-ones*0x20)&^w) & highs; m != 0 {
+		// x^0x02 keeps the control bytes below 0x20 and moves '"' (0x22) to
+		// 0x20, so one test finds both: a byte of x below 0x21 borrows in
+		// x-0x21. A byte of s is zero where w holds a backslash. The lowest
+		// flagged byte is exact (only bytes above it can be false hits).
+		x, s := w^(ones*0x02), w^(ones*'\\')
+		if m := ((x-ones*0x21)&^x | (s-ones)&^s) & highs; m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
