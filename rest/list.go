@@ -245,14 +245,19 @@ func (d *listDecoder[T]) item(i int) error {
 		return d.valueErr(i, err)
 	}
 	v, err := d.decode(raw)
-	var se *jsonx.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		// DecodeFuncs report offsets into the data they were given.
-		return &jsonx.SyntaxError{Offset: start + se.Offset, Msg: se.Msg}
-	case err != nil:
-		return fmt.Errorf("at byte %d: %w", start, err)
+	if err != nil {
+		return decodeErr(start, err)
 	}
 	d.list.Items = append(d.list.Items, v)
 	return nil
+}
+
+// decodeErr places the error of a DecodeFunc on the item at stream offset start.
+func decodeErr(start int64, err error) error {
+	var se *jsonx.SyntaxError
+	if errors.As(err, &se) {
+		// DecodeFuncs report offsets into the data they were given.
+		return &jsonx.SyntaxError{Offset: start + se.Offset, Msg: se.Msg}
+	}
+	return fmt.Errorf("at byte %d: %w", start, err)
 }
