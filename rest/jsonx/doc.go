@@ -12,8 +12,8 @@
 // the watch Decoder and api.DecodePod all report malformed JSON as a
 // *SyntaxError whose Offset is a byte offset of the input they were given (of
 // the stream, for the list and watch decoders). A DecodeFunc that reports its
-// own malformed input as a *SyntaxError gets it moved to the stream's offsets by
-// the watch Decoder.
+// own malformed input as a *SyntaxError has it moved to the stream's offsets by
+// the list and watch decoders.
 //
 // Extra keeps the members of an object that a type does not model, verbatim,
 // and writes them back, so decoding and encoding again loses nothing; Objects
