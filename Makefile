@@ -3,6 +3,7 @@ GO ?= go
 export GOTOOLCHAIN := local
 PKGS := ./...
 
+.DEFAULT_GOAL := all
 -include mk/*.mk
 
 .PHONY: all build test unit lint fuzz bench bench-go run fixtures clean
