@@ -16,6 +16,7 @@ import (
 	"github.com/podwatch/podwatch/internal/cluster"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/meta"
 )
 
 // quick retries, so that recovering after a restart does not wait out the
@@ -104,12 +105,17 @@ func testCompacted(t *testing.T, ctx context.Context, c *cluster.Cluster, ns str
 	}
 	waitConverged(t, ctx, c, pushes, rv)
 	checkPushes(t, pushes.all())
-	// The relist asked for a state not older than the one it had.
+	// The relist asked for a state not older than the one it had. That is
+	// the version it held when the 410 came, which may be past before: the
+	// apiserver sends a bookmark to open watches as it shuts down.
 	lists := listRequests(trips.all(), watchList)
 	if len(lists) != 2 {
 		t.Fatalf("lists: got %v, want the first and one relist", lists)
 	}
-	if want := "resourceVersion=" + before + "&resourceVersionMatch=NotOlderThan"; !strings.Contains(lists[1], want) {
+	if cmp, err := meta.CompareResourceVersions(relist.ResourceVersion, before); err != nil || cmp < 0 {
+		t.Fatalf("relist from rv %q, before the compaction the reflector was at %s (compare: %d, %v)", relist.ResourceVersion, before, cmp, err)
+	}
+	if want := "resourceVersion=" + relist.ResourceVersion + "&resourceVersionMatch=NotOlderThan"; !strings.Contains(lists[1], want) {
 		t.Errorf("relist %s: want %s", lists[1], want)
 	}
 }
