@@ -20,6 +20,9 @@ type TLSConfig struct {
 	CAFile string
 	CAData []byte
 	// CertFile/KeyFile or CertData/KeyData hold a PEM client certificate and its key.
+	// A pair from files is read again at the next TLS handshake once either file
+	// changes, so a rotated certificate is presented by every new connection;
+	// until the new pair is complete and valid, the last good one is kept.
 	CertFile, KeyFile string
 	CertData, KeyData []byte
 	// ServerName overrides the name the server's certificate is checked against.
@@ -148,6 +151,11 @@ func (c *Client) Host() *url.URL {
 	u := *c.base
 	return &u
 }
+
+// CloseIdleConnections closes the connections no request is using, so the next
+// request opens a new one (and so presents a rotated client certificate). A
+// connection carrying a watch is not idle and stays open.
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 
 // Get starts a GET request.
 func (c *Client) Get() *Request { return newRequest(c, http.MethodGet) }
