@@ -69,7 +69,7 @@ type Config struct {
 	// frames above TLS. Its error fails NewClient. It must not weaken TLS.
 	ConfigureTransport func(*http.Transport) error
 	// Proxy picks a proxy per request; nil means HTTPS_PROXY/NO_PROXY from the
-	// environment.
+	// environment as NewClient finds it (see ProxyFromEnvironment).
 	Proxy func(*http.Request) (*url.URL, error)
 	// DisableCompression stops asking for gzip bodies.
 	DisableCompression bool
@@ -206,7 +206,7 @@ func newTransport(cfg *Config) (*http.Transport, error) {
 	}
 	proxy := cfg.Proxy
 	if proxy == nil {
-		proxy = http.ProxyFromEnvironment
+		proxy = ProxyFromEnvironment()
 	}
 	readIdle, pingTimeout := h2ReadIdle, h2PingTimeout
 	if cfg.HTTP2ReadIdleTimeout > 0 {
