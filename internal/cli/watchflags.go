@@ -125,7 +125,7 @@ func (f *watchFlags) register(c *command, replay bool) {
 	fs.BoolVar(&f.watchList, "watch-list", true, "get the initial state as a streaming watch list (--watch-list=false: a list)")
 	fs.Int64Var(&f.chunkSize, "chunk-size", 500, "list page size (0: one page)")
 	f.trace.register(c)
-	fs.IntVar(&f.verbosity, "v", 0, "log `level`: 2 reflector steps, 3 resourceVersions, 6 requests, 7 headers, 8 bodies (cut short)")
+	fs.IntVar(&f.verbosity, "v", 0, "log `level`: 2 reflector steps, 3 resourceVersions, 6 requests, 7 headers, 8 bodies (cut short), 9 curl commands and longer bodies")
 	if replay {
 		fs.StringVar(&f.replay, "replay", "", "replay this recorded `fixture` instead of connecting to a cluster")
 		fs.Float64Var(&f.speed, "speed", 1, "with --replay: scale the recorded timing (2 twice as fast, 0 no waiting)")
