@@ -36,8 +36,8 @@ func newCertFiles(certFile, keyFile string) (*certFiles, error) {
 
 // GetClientCertificate is the tls.Config hook. A rotation caught halfway
 // (a new certificate beside the old key), or a file briefly missing, keeps
-// the last good pair and is looked at again at the next handshake: a
-// handshake with the old pair may still succeed, a failed one would not.
+// the last good pair and is looked at again at the next handshake: the old
+// pair may still be accepted, while failing the handshake never helps.
 func (f *certFiles) GetClientCertificate(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
