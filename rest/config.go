@@ -20,6 +20,9 @@ type TLSConfig struct {
 	CAFile string
 	CAData []byte
 	// CertFile/KeyFile or CertData/KeyData hold a PEM client certificate and its key.
+	// A pair from files is read again at the next TLS handshake once either file
+	// changes, so a rotated certificate is presented by every new connection;
+	// until the new pair is complete and valid, the last good one is kept.
 	CertFile, KeyFile string
 	CertData, KeyData []byte
 	// ServerName overrides the name the server's certificate is checked against.
@@ -66,7 +69,7 @@ type Config struct {
 	// frames above TLS. Its error fails NewClient. It must not weaken TLS.
 	ConfigureTransport func(*http.Transport) error
 	// Proxy picks a proxy per request; nil means HTTPS_PROXY/NO_PROXY from the
-	// environment.
+	// environment as NewClient finds it (see ProxyFromEnvironment).
 	Proxy func(*http.Request) (*url.URL, error)
 	// DisableCompression stops asking for gzip bodies.
 	DisableCompression bool
@@ -149,6 +152,11 @@ func (c *Client) Host() *url.URL {
 	return &u
 }
 
+// CloseIdleConnections closes the connections no request is using, so the next
+// request opens a new one (and so presents a rotated client certificate). A
+// connection carrying a watch is not idle and stays open.
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+
 // Get starts a GET request.
 func (c *Client) Get() *Request { return newRequest(c, http.MethodGet) }
 
@@ -198,7 +206,7 @@ func newTransport(cfg *Config) (*http.Transport, error) {
 	}
 	proxy := cfg.Proxy
 	if proxy == nil {
-		proxy = http.ProxyFromEnvironment
+		proxy = ProxyFromEnvironment()
 	}
 	readIdle, pingTimeout := h2ReadIdle, h2PingTimeout
 	if cfg.HTTP2ReadIdleTimeout > 0 {

@@ -26,15 +26,41 @@ func (t *TLSConfig) build() (*tls.Config, error) {
 		}
 		cfg.RootCAs = pool
 	}
+	if err := t.setClientCert(cfg); err != nil {
+		return nil, err
+	}
+	if t.GetClientCertificate != nil {
+		// The hook (an exec plugin's) wins over any pair set beside it.
+		cfg.GetClientCertificate = t.GetClientCertificate
+	}
+	return cfg, nil
+}
+
+// setClientCert puts the client certificate, if any, into cfg: a pair from
+// files through a hook that picks up their rotation, inline data as is.
+func (t *TLSConfig) setClientCert(cfg *tls.Config) error {
+	if t.certFromFiles() {
+		files, err := newCertFiles(t.CertFile, t.KeyFile)
+		if err != nil {
+			return err
+		}
+		cfg.GetClientCertificate = files.GetClientCertificate
+		return nil
+	}
 	cert, err := t.clientCert()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if cert != nil {
 		cfg.Certificates = []tls.Certificate{*cert}
 	}
-	cfg.GetClientCertificate = t.GetClientCertificate
-	return cfg, nil
+	return nil
+}
+
+// certFromFiles reports whether the client certificate and its key both come
+// from files, which may then be rotated under a running client.
+func (t *TLSConfig) certFromFiles() bool {
+	return t.CertFile != "" && t.KeyFile != "" && len(t.CertData) == 0 && len(t.KeyData) == 0
 }
 
 func (t *TLSConfig) caPool() (*x509.CertPool, error) {

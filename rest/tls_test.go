@@ -31,7 +31,12 @@ type testPKI struct {
 	clientCert, clientKey []byte
 	otherCAPEM            []byte
 	clientPool            *x509.CertPool
+	// ca and caKey sign more client certificates.
+	ca    *x509.Certificate
+	caKey *ecdsa.PrivateKey
 }
+
+const x509ClientAuth = x509.ExtKeyUsageClientAuth
 
 func newTestPKI(t *testing.T) *testPKI {
 	t.Helper()
@@ -45,7 +50,7 @@ func newTestPKI(t *testing.T) *testPKI {
 	cliPEM, cliKeyPEM := newLeaf(t, ca, caKey, "system:node:node-a", x509.ExtKeyUsageClientAuth)
 	pool := x509.NewCertPool()
 	pool.AddCert(ca)
-	return &testPKI{caPEM: caPEM, serverCert: srvCert, clientCert: cliPEM, clientKey: cliKeyPEM, otherCAPEM: otherPEM, clientPool: pool}
+	return &testPKI{caPEM: caPEM, serverCert: srvCert, clientCert: cliPEM, clientKey: cliKeyPEM, otherCAPEM: otherPEM, clientPool: pool, ca: ca, caKey: caKey}
 }
 
 func newKey(t *testing.T) *ecdsa.PrivateKey {

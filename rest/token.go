@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 )
 
 // tokenSource yields the bearer token for each request. A file-backed token is
@@ -15,10 +14,9 @@ type tokenSource struct {
 	static string
 	file   string
 
-	mu      sync.Mutex
-	size    int64
-	modTime time.Time
-	cached  string
+	mu     sync.Mutex
+	stamp  fileStamp
+	cached string
 }
 
 func newTokenSource(static, file string) *tokenSource {
@@ -30,14 +28,14 @@ func (s *tokenSource) token() (string, error) {
 	if s.file == "" {
 		return s.static, nil
 	}
-	fi, err := os.Stat(s.file)
-	if err != nil {
-		return "", fmt.Errorf("bearer token file: %w", err)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if fi.Size() == s.size && fi.ModTime().Equal(s.modTime) && s.cached != "" {
+	if s.cached != "" && !s.stamp.changed(s.file) {
 		return s.cached, nil
+	}
+	stamp, err := stampOf(s.file)
+	if err != nil {
+		return "", fmt.Errorf("bearer token file: %w", err)
 	}
 	b, err := os.ReadFile(s.file)
 	if err != nil {
@@ -47,6 +45,6 @@ func (s *tokenSource) token() (string, error) {
 	if tok == "" {
 		return "", fmt.Errorf("bearer token file %s is empty", s.file)
 	}
-	s.cached, s.size, s.modTime = tok, fi.Size(), fi.ModTime()
+	s.cached, s.stamp = tok, stamp
 	return tok, nil
 }

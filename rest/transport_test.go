@@ -67,6 +67,41 @@ func TestProxyIsUsed(t *testing.T) {
 	}
 }
 
+// TestProxyFromEnvironmentByDefault checks that a Config without Proxy follows
+// the environment as NewClient finds it, and NO_PROXY too.
+func TestProxyFromEnvironmentByDefault(t *testing.T) {
+	var seen atomic.Int64
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.Add(1)
+		w.Write([]byte("via proxy"))
+	}))
+	defer proxy.Close()
+	for _, tc := range []struct {
+		noProxy string
+		want    int64 // requests the proxy saw
+	}{{"", 1}, {"apiserver.invalid", 0}} {
+		t.Run("NO_PROXY="+tc.noProxy, func(t *testing.T) {
+			seen.Store(0)
+			for _, k := range []string{"HTTP_PROXY", "http_proxy"} {
+				t.Setenv(k, proxy.URL)
+			}
+			for _, k := range []string{"NO_PROXY", "no_proxy"} {
+				t.Setenv(k, tc.noProxy)
+			}
+			c := mustClient(t, Config{Host: "http://apiserver.invalid:6443", MaxRetries: -1})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			b, err := c.Get().Resource("pods").Do(ctx)
+			if tc.want == 1 && (err != nil || string(b) != "via proxy") {
+				t.Fatalf("Do through the proxy: %q, %v", b, err)
+			}
+			if got := seen.Load(); got != tc.want {
+				t.Errorf("the proxy saw %d requests, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
 // A server that accepts a watch and never answers its headers must not hold the
 // client forever: the transport's response-header bound ends the attempt.
 func TestResponseHeaderTimeoutEndsSilentWatch(t *testing.T) {

@@ -235,7 +235,8 @@ func TestVerboseNeverPrintsToken(t *testing.T) {
 		{"2", []string{"reflector: watch-list", "reflector: replace rv=10 items=2", "reflector: event ADDED rv=11"}, []string{"GET https://"}},
 		{"6", []string{"GET https://127.0.0.1:", "200 OK in "}, []string{"Request Headers:", "Response Body"}},
 		{"7", []string{"Request Headers:", "Authorization: Bearer <masked>", "Accept: application/json", "Response Headers:", "Content-Type: application/json"}, []string{"Response Body"}},
-		{"8", []string{"Authorization: Bearer <masked>", `Response Body of GET https://`, `{"type":"ADDED"`, "(cut short)"}, nil},
+		{"8", []string{"Authorization: Bearer <masked>", `Response Body of GET https://`, `{"type":"ADDED"`, "(cut short)"}, []string{"curl "}},
+		{"9", []string{"curl -v -XGET -H 'Accept: application/json", "-H 'Authorization: Bearer <masked>'", " 'https://127.0.0.1:", `Response Body of GET https://`}, nil},
 	}
 	for _, tt := range tests {
 		t.Run("v"+tt.level, func(t *testing.T) {
@@ -255,6 +256,34 @@ func TestVerboseNeverPrintsToken(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVerboseCurl checks what -v 9 adds: a curl command line for every
+// request, and bodies shown up to longBodyLogLimit bytes instead of
+// bodyLogLimit.
+func TestVerboseCurl(t *testing.T) {
+	isolate(t)
+	api := startFakeAPI(t)
+	r := mustRun(t, append([]string{"watch", "--node", node1, "-v", "9", "--max-events", node1Count}, api.connArgs()...)...)
+	if strings.Contains(r.stderr, testToken) {
+		t.Fatalf("the token was printed; stderr:\n%s", r.stderr)
+	}
+	var curls, longest int
+	for _, line := range strings.Split(r.stderr, "\n") {
+		if strings.HasPrefix(line, "curl ") {
+			curls++
+		}
+		if _, body, ok := strings.Cut(line, "Response Body of "); ok {
+			_, body, _ = strings.Cut(body, ": ")
+			longest = max(longest, len(strings.TrimSuffix(body, " (cut short)")))
+		}
+	}
+	if n := len(api.Requests()); curls != n {
+		t.Errorf("%d curl command lines for %d requests:\n%s", curls, n, r.stderr)
+	}
+	if longest <= bodyLogLimit || longest > longBodyLogLimit {
+		t.Errorf("longest body shown: %d bytes, want more than %d and at most %d", longest, bodyLogLimit, longBodyLogLimit)
 	}
 }
 

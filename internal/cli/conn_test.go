@@ -69,6 +69,15 @@ func TestConnectionFlags(t *testing.T) {
 					t.Errorf("Impersonate-Group (-want +got):\n%s", diff)
 				}
 			}},
+		{name: "impersonation uid", args: []string{"--server", "URL", "--certificate-authority", "CA", "--token", testToken, "--as", "jane", "--as-uid", "uid-42"},
+			check: func(t *testing.T, h http.Header) {
+				if got := h.Get("Impersonate-Uid"); got != "uid-42" {
+					t.Errorf("Impersonate-Uid: got %q, want uid-42", got)
+				}
+			}},
+		// The test server's certificate names 127.0.0.1 and example.com but
+		// not localhost: only the flag's name lets the handshake succeed.
+		{name: "tls server name", args: []string{"--server", "LOCALHOST_URL", "--certificate-authority", "CA", "--token", testToken, "--tls-server-name", "example.com"}},
 		{name: "user agent", args: []string{"--server", "URL", "--certificate-authority", "CA", "--token", testToken},
 			check: func(t *testing.T, h http.Header) {
 				if got := h.Get("User-Agent"); !strings.HasPrefix(got, "podwatch/") {
@@ -87,6 +96,8 @@ func TestConnectionFlags(t *testing.T) {
 					a = kc
 				case "URL":
 					a = api.srv.URL
+				case "LOCALHOST_URL":
+					a = strings.Replace(api.srv.URL, "127.0.0.1", "localhost", 1)
 				case "CA":
 					a = api.caFile
 				case "ENV":

@@ -19,10 +19,22 @@ const (
 	verboseRequests = 6 // method, URL, status, latency
 	verboseHeaders  = 7 // request and response headers, credentials masked
 	verboseBodies   = 8 // bodies, cut short
+	verboseCurl     = 9 // a curl command line per request, and longer bodies
 )
 
-// bodyLogLimit is how much of a body -v 8 shows.
-const bodyLogLimit = 1024
+// How much of a body -v 8 and -v 9 show, in bytes (kubectl's limits).
+const (
+	bodyLogLimit     = 1024
+	longBodyLogLimit = 10240
+)
+
+// bodyLimit is how much of a body log shows.
+func bodyLimit(log *logger) int {
+	if log.V(verboseCurl) {
+		return longBodyLogLimit
+	}
+	return bodyLogLimit
+}
 
 // httpLogLayer returns the -v RoundTripper, or nil below level 6.
 func httpLogLayer(log *logger) layer {
@@ -43,6 +55,9 @@ type httpLogTransport struct {
 
 func (t *httpLogTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	where := req.Method + " " + req.URL.Redacted()
+	if t.log.V(verboseCurl) {
+		t.log.printf("%s", curlCommand(req))
+	}
 	if t.log.V(verboseHeaders) {
 		t.log.printf("%s\nRequest Headers:%s", where, formatHeaders(req.Header))
 	}
@@ -61,7 +76,7 @@ func (t *httpLogTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		t.log.printf("Response Headers:%s", formatHeaders(resp.Header))
 	}
 	if t.log.V(verboseBodies) && resp.Body != nil {
-		resp.Body = &loggedBody{body: resp.Body, log: t.log, where: where}
+		resp.Body = &loggedBody{body: resp.Body, log: t.log, where: where, limit: bodyLimit(t.log)}
 	}
 	return resp, nil
 }
@@ -75,18 +90,39 @@ func (t *httpLogTransport) logRequestBody(req *http.Request) {
 		return
 	}
 	defer b.Close()
-	data, _ := io.ReadAll(io.LimitReader(b, bodyLogLimit+1))
-	t.log.printf("Request Body: %s", cutBody(data))
+	limit := bodyLimit(t.log)
+	data, _ := io.ReadAll(io.LimitReader(b, int64(limit)+1))
+	t.log.printf("Request Body: %s", cutBody(data, limit))
+}
+
+// curlCommand is req as a curl command line that sends the same request,
+// credentials masked as in the header log (so it needs them put back to
+// run). The request body, if any, is logged on its own at -v 8.
+func curlCommand(req *http.Request) string {
+	var b strings.Builder
+	b.WriteString("curl -v -X" + shellQuote(req.Method))
+	for _, n := range sortedNames(req.Header) {
+		for _, v := range req.Header[n] {
+			b.WriteString(" -H " + shellQuote(n+": "+trace.MaskHeader(n, v)))
+		}
+	}
+	b.WriteString(" " + shellQuote(req.URL.Redacted()))
+	return b.String()
+}
+
+// shellQuote quotes s for a POSIX shell unless it is a plain word, with
+// control characters escaped as quote does so that a logged line cannot
+// drive the terminal.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(quote([]byte(s)), "'", `'\''`) + "'"
 }
 
 func formatHeaders(h http.Header) string {
-	names := make([]string, 0, len(h))
-	for n := range h {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var b strings.Builder
-	for _, n := range names {
+	for _, n := range sortedNames(h) {
 		for _, v := range h[n] {
 			b.WriteString("\n    " + n + ": " + trace.MaskHeader(n, v))
 		}
@@ -94,9 +130,19 @@ func formatHeaders(h http.Header) string {
 	return b.String()
 }
 
-func cutBody(data []byte) string {
-	if len(data) > bodyLogLimit {
-		return quote(data[:bodyLogLimit]) + " (cut short)"
+func sortedNames(h http.Header) []string {
+	names := make([]string, 0, len(h))
+	for n := range h {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// cutBody shows at most limit bytes of data, marking a cut.
+func cutBody(data []byte, limit int) string {
+	if len(data) > limit {
+		return quote(data[:limit]) + " (cut short)"
 	}
 	return quote(data)
 }
@@ -122,12 +168,13 @@ func quote(data []byte) string {
 	return b.String()
 }
 
-// loggedBody shows the first bodyLogLimit bytes of a body once they have been
-// read, or what there was when the body ended first. It never reads ahead.
+// loggedBody shows the first limit bytes of a body once they have been read,
+// or what there was when the body ended first. It never reads ahead.
 type loggedBody struct {
 	body  io.ReadCloser
 	log   *logger
 	where string
+	limit int
 
 	mu     sync.Mutex
 	buf    bytes.Buffer
@@ -140,7 +187,7 @@ func (b *loggedBody) Read(p []byte) (int, error) {
 	defer b.mu.Unlock()
 	if !b.logged {
 		b.buf.Write(p[:n])
-		if b.buf.Len() > bodyLogLimit || err != nil {
+		if b.buf.Len() > b.limit || err != nil {
 			b.flushLocked(err)
 		}
 	}
@@ -158,7 +205,7 @@ func (b *loggedBody) Close() error {
 
 func (b *loggedBody) flushLocked(err error) {
 	b.logged = true
-	msg := "Response Body of " + b.where + ": " + cutBody(b.buf.Bytes())
+	msg := "Response Body of " + b.where + ": " + cutBody(b.buf.Bytes(), b.limit)
 	if err != nil && !errors.Is(err, io.EOF) {
 		msg += " (then: " + err.Error() + ")"
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -100,6 +101,20 @@ func TestMaskHeaders(t *testing.T) {
 	}
 }
 
+func TestCurlCommand(t *testing.T) {
+	req := httptest.NewRequest("GET", "https://apiserver.example:6443/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-1&limit=500", nil)
+	req.Header = http.Header{}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Impersonate-User", "o'brien")
+	got := curlCommand(req)
+	want := `curl -v -XGET -H 'Accept: application/json' -H 'Authorization: Bearer <masked>' -H 'Impersonate-User: o'\''brien'` +
+		` 'https://apiserver.example:6443/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-1&limit=500'`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("curl command (-want +got):\n%s", diff)
+	}
+}
+
 func TestQuote(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`{"a":1}` + "\n", `{"a":1}\n`},
@@ -113,7 +128,7 @@ func TestQuote(t *testing.T) {
 		}
 	}
 	long := strings.Repeat("x", bodyLogLimit+10)
-	if got := cutBody([]byte(long)); !strings.HasSuffix(got, " (cut short)") || len(got) != bodyLogLimit+len(" (cut short)") {
+	if got := cutBody([]byte(long), bodyLogLimit); !strings.HasSuffix(got, " (cut short)") || len(got) != bodyLogLimit+len(" (cut short)") {
 		t.Errorf("cutBody of %d bytes: got %d bytes, want %d and the cut marked", len(long), len(got), bodyLogLimit)
 	}
 }

@@ -14,7 +14,8 @@ type connFlags struct {
 	server, token                      string
 	certificateAuthority               string
 	clientCertificate, clientKey       string
-	as                                 string
+	tlsServerName                      string
+	as, asUID                          string
 	asGroups                           stringList
 	requestTimeout                     string
 	insecure                           bool
@@ -34,7 +35,9 @@ func (f *connFlags) register(c *command) {
 	fs.StringVar(&f.certificateAuthority, "certificate-authority", "", "a PEM `file` of the CAs to trust")
 	fs.StringVar(&f.clientCertificate, "client-certificate", "", "a PEM client certificate `file`")
 	fs.StringVar(&f.clientKey, "client-key", "", "the client certificate's key `file`")
+	fs.StringVar(&f.tlsServerName, "tls-server-name", "", "check the server's certificate against this `name` instead of the host's")
 	fs.StringVar(&f.as, "as", "", "impersonate this `user`")
+	fs.StringVar(&f.asUID, "as-uid", "", "impersonate this user `UID` (with --as)")
 	fs.Var(&f.asGroups, "as-group", "impersonate this `group` (repeatable)")
 	fs.StringVar(&f.requestTimeout, "request-timeout", "0", "bound every request but a watch's body (`duration` or seconds; 0 for none)")
 	fs.BoolVar(&f.insecure, "insecure-skip-tls-verify", false, "do not check the server's certificate (insecure)")
@@ -46,8 +49,8 @@ func (f *connFlags) register(c *command) {
 // given reports whether any connection flag was set.
 func (f *connFlags) given(c *command) bool {
 	for _, n := range []string{"kubeconfig", "context", "cluster", "user", "server", "token",
-		"certificate-authority", "client-certificate", "client-key", "as", "as-group",
-		"insecure-skip-tls-verify"} {
+		"certificate-authority", "client-certificate", "client-key", "as", "as-uid", "as-group",
+		"insecure-skip-tls-verify", "tls-server-name"} {
 		if c.set(n) {
 			return true
 		}
@@ -122,7 +125,7 @@ func (f *watchFlags) register(c *command, replay bool) {
 	fs.BoolVar(&f.watchList, "watch-list", true, "get the initial state as a streaming watch list (--watch-list=false: a list)")
 	fs.Int64Var(&f.chunkSize, "chunk-size", 500, "list page size (0: one page)")
 	f.trace.register(c)
-	fs.IntVar(&f.verbosity, "v", 0, "log `level`: 2 reflector steps, 3 resourceVersions, 6 requests, 7 headers, 8 bodies (cut short)")
+	fs.IntVar(&f.verbosity, "v", 0, "log `level`: 2 reflector steps, 3 resourceVersions, 6 requests, 7 headers, 8 bodies (cut short), 9 curl commands and longer bodies")
 	if replay {
 		fs.StringVar(&f.replay, "replay", "", "replay this recorded `fixture` instead of connecting to a cluster")
 		fs.Float64Var(&f.speed, "speed", 1, "with --replay: scale the recorded timing (2 twice as fast, 0 no waiting)")

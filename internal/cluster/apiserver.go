@@ -32,6 +32,9 @@ func (c *Cluster) apiServerArgs() []string {
 		"--service-account-key-file=" + c.creds.saKeyFile,
 		"--service-account-signing-key-file=" + c.creds.saKeyFile,
 		"--token-auth-file=" + c.creds.tokenFile,
+		// Client certificates signed by the cluster's CA authenticate too
+		// (see ClientCertificate).
+		"--client-ca-file=" + c.creds.caFile,
 		"--authorization-mode=RBAC",
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--profiling=false",

@@ -30,6 +30,8 @@ const (
 // and reused across apiserver restarts so tokens and the CA stay valid.
 type credentials struct {
 	caPEM       []byte
+	caFile      string
+	ca          signer
 	certFile    string
 	keyFile     string
 	saKeyFile   string
@@ -40,16 +42,23 @@ type credentials struct {
 }
 
 func writeCredentials(dir string) (*credentials, error) {
-	caPEM, certPEM, keyPEM, err := makeServingCert()
+	ca, err := makeCA()
 	if err != nil {
-		return nil, fmt.Errorf("cluster: make certificates: %w", err)
+		return nil, fmt.Errorf("cluster: make CA: %w", err)
 	}
+	certPEM, keyPEM, err := ca.sign(servingTemplate())
+	if err != nil {
+		return nil, fmt.Errorf("cluster: make serving certificate: %w", err)
+	}
+	caPEM := ca.certPEM()
 	saPEM, err := makeRSAKey()
 	if err != nil {
 		return nil, fmt.Errorf("cluster: make service account key: %w", err)
 	}
 	c := &credentials{
 		caPEM:     caPEM,
+		caFile:    filepath.Join(dir, "ca.crt"),
+		ca:        ca,
 		certFile:  filepath.Join(dir, "serving.crt"),
 		keyFile:   filepath.Join(dir, "serving.key"),
 		saKeyFile: filepath.Join(dir, "sa.key"),
@@ -70,7 +79,7 @@ func writeCredentials(dir string) (*credentials, error) {
 		path string
 		data []byte
 	}{
-		{filepath.Join(dir, "ca.crt"), caPEM},
+		{c.caFile, caPEM},
 		{c.certFile, certPEM},
 		{c.keyFile, keyPEM},
 		{c.saKeyFile, saPEM},
@@ -84,16 +93,22 @@ func writeCredentials(dir string) (*credentials, error) {
 	return c, nil
 }
 
-// makeServingCert makes a throwaway CA and a serving certificate it signs
-// for 127.0.0.1 and localhost, so tests verify the server's TLS for real
-// instead of skipping verification.
-func makeServingCert() (caPEM, certPEM, keyPEM []byte, err error) {
+// signer is the cluster's throwaway CA. It signs the apiserver's serving
+// certificate, for 127.0.0.1 and localhost, so tests verify the server's TLS
+// for real instead of skipping verification, and the client certificates of
+// ClientCertificate, which the apiserver trusts (--client-ca-file).
+type signer struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+}
+
+func makeCA() (signer, error) {
 	now := time.Now()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, nil, nil, err
+		return signer{}, err
 	}
-	caTmpl := &x509.Certificate{
+	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
 		Subject:               pkix.Name{CommonName: "podwatch test CA"},
 		NotBefore:             now.Add(-time.Hour),
@@ -102,40 +117,73 @@ func makeServingCert() (caPEM, certPEM, keyPEM []byte, err error) {
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		return nil, nil, nil, err
+		return signer{}, err
 	}
-	ca, err := x509.ParseCertificate(caDER)
+	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		return nil, nil, nil, err
+		return signer{}, err
 	}
+	return signer{cert: cert, key: key}, nil
+}
+
+func (s signer) certPEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.cert.Raw})
+}
+
+func servingTemplate() *x509.Certificate {
+	now := time.Now()
+	return &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "kube-apiserver"},
+		NotBefore:   now.Add(-time.Hour),
+		NotAfter:    now.Add(24 * time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    []string{"localhost"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+}
+
+// sign makes a new key and a certificate for it from tmpl, with a random
+// serial number, and returns both as PEM.
+func (s signer) sign(tmpl *x509.Certificate) (certPEM, keyPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+	if tmpl.SerialNumber, err = rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127)); err != nil {
+		return nil, nil, err
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, s.cert, &key.PublicKey, s.key)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
 		nil
+}
+
+// ClientCertificate returns a new PEM client certificate and its key, signed
+// by the cluster's CA, which the apiserver authenticates as user (the
+// certificate's common name) in groups (its organizations). It is valid
+// from an hour ago until notAfter.
+func (c *Cluster) ClientCertificate(user string, groups []string, notAfter time.Time) (certPEM, keyPEM []byte, err error) {
+	certPEM, keyPEM, err = c.creds.ca.sign(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: user, Organization: groups},
+		NotBefore:   time.Now().Add(-time.Hour),
+		NotAfter:    notAfter,
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("cluster: make client certificate for %s: %w", user, err)
+	}
+	return certPEM, keyPEM, nil
 }
 
 // makeRSAKey makes the key the apiserver signs service account tokens with;

@@ -3,9 +3,12 @@ package e2e
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/cluster"
@@ -185,6 +188,92 @@ func checkRefusal(t *testing.T, verb string, err error, token string, is func(er
 	for _, secret := range []string{token, "Bearer"} {
 		if strings.Contains(text, secret) {
 			t.Errorf("%s: error %q holds %q", verb, text, secret)
+		}
+	}
+}
+
+// testCertRotation rotates the client certificate files under a running
+// client, as a kubelet's certificate manager does: a watch open across the
+// rotation keeps its connection and its identity, and once the client makes
+// a new connection it presents the new certificate. The two certificates name
+// users with different rights, so the server's answer tells which one it saw.
+func testCertRotation(t *testing.T, ctx context.Context, c *cluster.Cluster) {
+	const ns = "cert-rotation"
+	if err := c.EnsureNamespace(ctx, ns); err != nil {
+		t.Fatalf("EnsureNamespace: %v", err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "client.crt"), filepath.Join(dir, "client.key")
+	writeClientCert(t, c, certFile, keyFile, cluster.NodeUser, nil)
+	client, err := rest.NewClient(rest.Config{Host: c.URL, TLS: rest.TLSConfig{CAData: c.CAData, CertFile: certFile, KeyFile: keyFile}})
+	if err != nil {
+		t.Fatalf("rest.NewClient: %v", err)
+	}
+	defer client.CloseIdleConnections()
+	listNamespaces := func() error {
+		_, err := client.Get().AbsPath("/api/v1").Resource("namespaces").Do(ctx)
+		return err
+	}
+	// The node's user may watch pods but not list namespaces.
+	if err := listNamespaces(); !rest.IsForbidden(err) {
+		t.Fatalf("list namespaces as %s: got %v, want 403", cluster.NodeUser, err)
+	}
+
+	lw := nodeListWatch(client)
+	w, err := lw.Watch(ctx, cache.WatchOptions{TimeoutSeconds: 120})
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	defer w.Stop()
+	created := func(name string) func(watch.Event[*api.Pod]) bool {
+		return func(ev watch.Event[*api.Pod]) bool {
+			return ev.Type == watch.Added && ev.Object.Metadata.Namespace == ns && ev.Object.Metadata.Name == name
+		}
+	}
+	if _, err := c.CreatePod(ctx, ns, "before", node, nil); err != nil {
+		t.Fatalf("CreatePod: %v", err)
+	}
+	waitEvent(t, ctx, w, created("before"), "ADDED "+ns+"/before")
+
+	const rotated = "podwatch-rotated-admin"
+	writeClientCert(t, c, certFile, keyFile, rotated, []string{"system:masters"})
+	if _, err := c.CreatePod(ctx, ns, "after", node, nil); err != nil {
+		t.Fatalf("CreatePod: %v", err)
+	}
+	waitEvent(t, ctx, w, created("after"), "ADDED "+ns+"/after (the watch open across the rotation)")
+	w.Stop()
+
+	// The stopped watch's connection becomes idle a moment after Stop;
+	// until it is closed a request may still ride it, with the old identity.
+	var last error
+	if !poll(ctx, func() bool {
+		client.CloseIdleConnections()
+		last = listNamespaces()
+		return last == nil
+	}) {
+		t.Fatalf("list namespaces after the rotation to %s: %v, want it allowed within %s", rotated, last, wait)
+	}
+}
+
+// writeClientCert writes a new client certificate for user in groups, and
+// its key, over certFile and keyFile: each through a rename, as a
+// certificate manager writes them.
+func writeClientCert(t *testing.T, c *cluster.Cluster, certFile, keyFile, user string, groups []string) {
+	t.Helper()
+	certPEM, keyPEM, err := c.ClientCertificate(user, groups, time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{certFile, certPEM}, {keyFile, keyPEM}} {
+		tmp := f.path + ".tmp"
+		if err := os.WriteFile(tmp, f.data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, f.path); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

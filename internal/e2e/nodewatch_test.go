@@ -29,6 +29,7 @@ func TestNodeWatch(t *testing.T) {
 	t.Run("reflector", func(t *testing.T) { testWatchPaths(t, ctx, c) })
 	t.Run("watch over TLS is HTTP/2", func(t *testing.T) { testHTTP2(t, ctx, c) })
 	t.Run("tokens", func(t *testing.T) { testTokens(t, ctx, c) })
+	t.Run("client certificate rotation", func(t *testing.T) { testCertRotation(t, ctx, c) })
 	t.Run("podwatch watch as a process", func(t *testing.T) { testCommand(t, ctx, c) })
 	t.Run("bookmarks and timeouts", func(t *testing.T) { testBookmarks(t, ctx, c) })
 }

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/podwatch/podwatch/rest"
 )
 
 // plugin describes a kubeconfig whose user runs the fake plugin.
@@ -384,6 +385,23 @@ func TestExecClientCertificate(t *testing.T) {
 		}
 		if got := runs(t, dir); got != 1 {
 			t.Errorf("plugin ran %d times, want 1", got)
+		}
+	})
+	t.Run("presented by the rest client", func(t *testing.T) {
+		cc, _ := setup(t, plugin{mode: "cert", server: srv.URL, ca: caPEM, env: certEnv}, ExecIO{})
+		cfg, err := cc.RESTConfig()
+		if err != nil {
+			t.Fatalf("RESTConfig: %v", err)
+		}
+		client, err := rest.NewClient(cfg)
+		if err != nil {
+			t.Fatalf("NewClient: %v", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		body, err := client.Get().AbsPath("/api").Do(ctx)
+		if want := `plugin-user auth=""`; err != nil || string(body) != want {
+			t.Errorf("GET /api = %q, %v; want %q", body, err, want)
 		}
 	})
 	t.Run("a token is no certificate", func(t *testing.T) {

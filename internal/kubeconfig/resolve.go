@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+
+	"github.com/podwatch/podwatch/rest"
 )
 
 // New loads the kubeconfig the rules name and resolves it with o. When no file
@@ -187,7 +189,7 @@ func build(sel *selection, cl *Cluster, u *User, o Options) (*ClientConfig, erro
 			ServerName: cl.TLSServerName,
 			Insecure:   cl.InsecureSkipTLSVerify,
 		},
-		Proxy: http.ProxyFromEnvironment,
+		Proxy: rest.ProxyFromEnvironment(),
 	}
 	if cl.ProxyURL != "" {
 		pu, _ := parseProxyURL(cl.ProxyURL) // checked by checkCluster

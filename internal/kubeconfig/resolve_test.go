@@ -292,14 +292,15 @@ func TestProxy(t *testing.T) {
 		}
 	})
 	t.Run("direct uses the environment", func(t *testing.T) {
+		// TestProxyTunnels sends requests this way; here only the choice.
+		setProxyEnv(t, "http://env-proxy.example:3128", "")
 		cc, err := cfg.ClientConfig(Options{Context: "direct"})
 		if err != nil {
 			t.Fatalf("ClientConfig: %v", err)
 		}
-		// http.ProxyFromEnvironment reads the environment once per process,
-		// so compare with it rather than setting variables.
-		if got, want := fmt.Sprintf("%p", cc.Proxy), fmt.Sprintf("%p", http.ProxyFromEnvironment); got != want {
-			t.Errorf("Proxy is %s, want http.ProxyFromEnvironment (%s)", got, want)
+		got, err := cc.Proxy(httptest.NewRequest("GET", cc.Host+"/api", nil))
+		if err != nil || got == nil || got.String() != "http://env-proxy.example:3128" {
+			t.Errorf("Proxy = %v, %v; want HTTPS_PROXY's http://env-proxy.example:3128", got, err)
 		}
 	})
 }

@@ -6,11 +6,10 @@ import (
 
 // RESTConfig converts c for rest.NewClient. Exec plugin tokens, basic auth and
 // impersonation travel in WrapTransport; the token file is re-read by rest.
-//
-// rest.Config cannot yet carry a proxy or a client-certificate hook, so: a
-// cluster with proxy-url is refused with a *ConfigError rather than silently
-// connected to directly, and an exec plugin that returns a client certificate
-// (rather than a token) is not presented; the server then answers 401.
+// The cluster's proxy-url (else the environment's HTTPS_PROXY and NO_PROXY)
+// travels in Proxy, and a client certificate an exec plugin returns in
+// TLS.GetClientCertificate, which rest presents at each TLS handshake in
+// preference to a certificate from files or data.
 func (c *ClientConfig) RESTConfig() (rest.Config, error) {
 	return rest.Config{
 		Host: c.Host,

@@ -76,9 +76,12 @@ func differsSemantically(e *entry, ref *api.Pod) bool {
 	return !bytes.Equal(e.specJSON(), ref.SpecJSON())
 }
 
-// local reports annotations PodConfig sets itself, which a source's copy of the
-// pod never has right and which therefore never count as a change.
-func local(key string) bool { return key == SourceAnnotation || key == SeenAnnotation }
+// local reports the annotations the kubelet counts as its own, which never count
+// as a change: the two PodConfig stamps, and the mirror annotation, which a
+// kubelet writes on the mirror pods it creates.
+func local(key string) bool {
+	return key == SourceAnnotation || key == SeenAnnotation || key == MirrorAnnotation
+}
 
 func annotationsEqual(a, b map[string]string) bool {
 	n := 0
@@ -122,6 +125,21 @@ func stamped(ref *api.Pod, source, seen string) *api.Pod {
 	}
 	p.Metadata.Annotations[SourceAnnotation] = source
 	p.Metadata.Annotations[SeenAnnotation] = seen
+	return p
+}
+
+// restamped returns a copy of ref to store in place of old, classified k. As
+// the kubelet does, it keeps old's local annotations: the first-seen time and
+// the mirror annotation. Only a change the kubelet acts on brings in a
+// mirror annotation old did not have; otherwise the kubelet keeps its stored
+// pod's annotations as they were.
+func restamped(ref, old *api.Pod, source string, k change) *api.Pod {
+	p := stamped(ref, source, old.Metadata.Annotations[SeenAnnotation])
+	if v, ok := old.Metadata.Annotations[MirrorAnnotation]; ok {
+		p.Metadata.Annotations[MirrorAnnotation] = v
+	} else if k != changed {
+		delete(p.Metadata.Annotations, MirrorAnnotation)
+	}
 	return p
 }
 

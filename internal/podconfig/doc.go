@@ -7,7 +7,10 @@
 // keeps the current pods of every source keyed by UID, stamps them with the
 // kubernetes.io/config.source and kubernetes.io/config.seen annotations, works out
 // what changed, and publishes that on Updates in one of three notification modes
-// (see Mode). The sources themselves live in package source.
+// (see Mode). As in the kubelet, those two annotations and
+// kubernetes.io/config.mirror are its own: a change to them alone is no change,
+// and a stored pod keeps the values it had. The sources themselves live in
+// package source.
 //
 // Pods handed out on Updates are PodConfig's own copies, never the objects a
 // source sent, and they are shared between updates: treat them as read-only and

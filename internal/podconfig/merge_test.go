@@ -127,6 +127,18 @@ func TestMerge(t *testing.T) {
 			want:  map[Mode][]string{},
 		},
 		{
+			name:  "mirror annotation changed: not a change, as in the kubelet",
+			setup: []step{set("api", pod("a", ann(MirrorAnnotation, "h1")), pod("b"))},
+			step:  set("api", pod("a", rv("2"), ann(MirrorAnnotation, "h2")), pod("b")),
+			want:  map[Mode][]string{},
+		},
+		{
+			name:  "mirror annotation added or removed: not a change",
+			setup: []step{set("api", pod("a", ann(MirrorAnnotation, "h1")), pod("b"))},
+			step:  set("api", pod("a", rv("2")), pod("b", rv("2"), ann(MirrorAnnotation, "h2"))),
+			want:  map[Mode][]string{},
+		},
+		{
 			name:  "deletionTimestamp set: graceful delete",
 			setup: []step{base},
 			step:  set("api", pod("a", rv("2"), deleting(30)), pod("b")),
@@ -371,6 +383,44 @@ func TestMergeStampsCopies(t *testing.T) {
 	}
 	if v := got.Metadata.Annotations["team"]; v != "x" {
 		t.Fatalf("earlier output changed: team = %q, want x", v)
+	}
+}
+
+// TestMergeKeepsMirrorAnnotation checks which mirror annotation the stored pod
+// carries, as the kubelet keeps it: the one it first had, through later
+// changes; one it lacked comes in only with a change the kubelet acts on.
+func TestMergeKeepsMirrorAnnotation(t *testing.T) {
+	s := newStorage(Incremental, fixedClock(), func(string, error) {})
+	s.merge("api", PodUpdate{Op: SET, Pods: pods(pod("a", ann(MirrorAnnotation, "h1")), pod("b"))})
+	mirrorOf := func(us []PodUpdate) []string {
+		var out []string
+		for _, u := range us {
+			for _, p := range u.Pods {
+				v, ok := p.Metadata.Annotations[MirrorAnnotation]
+				if !ok {
+					v = "none"
+				}
+				out = append(out, u.Op.String()+" "+p.Metadata.Name+" mirror="+v)
+			}
+		}
+		return out
+	}
+	steps := []struct {
+		pods []*api.Pod
+		want []string
+	}{
+		// b picks up a mirror annotation with nothing else changed: kept out.
+		{pods(pod("a", rv("2"), ann(MirrorAnnotation, "h2")), pod("b", rv("2"), ann(MirrorAnnotation, "h3"))), nil},
+		{pods(pod("a", rv("3"), ann(MirrorAnnotation, "h2"), label("x", "1")), pod("b", rv("3"), ann(MirrorAnnotation, "h3"), label("x", "1"))),
+			[]string{"UPDATE a mirror=h1", "UPDATE b mirror=h3"}},
+		{pods(pod("a", rv("4"), label("x", "2")), pod("b", rv("4"), label("x", "2"))),
+			[]string{"UPDATE a mirror=h1", "UPDATE b mirror=h3"}},
+	}
+	for i, st := range steps {
+		got := mirrorOf(s.merge("api", PodUpdate{Op: SET, Pods: st.pods}))
+		if diff := cmp.Diff(st.want, got); diff != "" {
+			t.Fatalf("step %d: updates (-want +got):\n%s", i, diff)
+		}
 	}
 }
 

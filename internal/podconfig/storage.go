@@ -96,7 +96,7 @@ func (s *storage) upsert(source string, u PodUpdate, old, into map[string]*entry
 			continue
 		}
 		// Keep the first-seen time: it is when the pod arrived, not when it changed.
-		p := stamped(ref, source, e.pod.Metadata.Annotations[SeenAnnotation])
+		p := restamped(ref, e.pod, source, k)
 		into[uid] = &entry{pod: p}
 		switch {
 		case k == statusChanged:

@@ -24,6 +24,8 @@ type static struct {
 // the path, or of the pod and the URL), the name suffixed with "-" and the
 // lower-cased node name, namespace "default" when empty, spec.nodeName, the
 // config.hash annotation (the UID), the toleration for file pods, phase Pending.
+// Like the kubelet, it refuses a pod that names an API object (see
+// checkAPIReferences).
 func (s static) apply(p *api.Pod, listItem bool) error {
 	if err := checkManifest(p, listItem); err != nil {
 		return err
@@ -48,7 +50,10 @@ func (s static) apply(p *api.Pod, listItem bool) error {
 		tolerateEverythingNoExecute(p)
 	}
 	p.Status.Phase = api.PodPending
-	return checkNames(p)
+	if err := checkNames(p); err != nil {
+		return err
+	}
+	return checkAPIReferences(p)
 }
 
 // uid hashes the pod as decoded with where it came from, so that the same

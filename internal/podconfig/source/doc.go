@@ -7,6 +7,8 @@
 // and waits for it.
 //
 // Static pods (file and http) get the kubelet's defaults: see the File and HTTP
-// docs. Problems that do not stop a source (an invalid manifest, an HTTP error)
+// docs. As the kubelet does, they refuse a static pod that names an API object
+// (a service account, secret, config map, resource claim or API-backed
+// volume), reporting an *APIReferenceError. Problems that do not stop a source (an invalid manifest, an HTTP error)
 // go to the Report function of its options and the source carries on.
 package source
