@@ -12,6 +12,7 @@ import (
 )
 
 const serveUsage = `Usage: podwatch serve FIXTURE [--addr HOST:PORT] [--speed X] [--fault SPEC]... [--http2]
+       podwatch serve --simulate [--seed S] [--addr HOST:PORT] [--fault SPEC]... [--http2]
 
 A fake apiserver that replays a recorded fixture (a folder holding
 recording.json, or the file) to any client: podwatch, client-go, kubectl.
@@ -34,6 +35,13 @@ half-event, gone-event, stall:wait=10s, drip:wait=100ms, garbage and
 oversized:size=1GiB strike after events=N; gone, 429:wait=2s, 500 and
 html:status=502 replace the whole answer.
 
+With --simulate there is no fixture: the model apiserver serves pods that
+churn as a live cluster's do (created, bound, updated, deleted; on node-a,
+node-b, node-c or unbound), from a seeded random history (--seed), with
+honest resourceVersions, a compaction point that moves up (410 for older
+versions, as an ERROR event on a watch), bookmarks on idle watches and
+streaming watch lists. It does not restart, and keeps its whole history.
+
 Point a watch at it with --server http://HOST:PORT; with --http2,
 --server https://HOST:PORT and --certificate-authority the file it names.
 `
@@ -46,9 +54,21 @@ func (e Env) serveCmd(ctx context.Context, args []string) error {
 	var rf replayFaults
 	rf.register(c.fs, "")
 	caOut := c.fs.String("ca-out", "", "with --http2: write the serving certificate (the CA to trust) to this `file`")
+	simulate := c.fs.Bool("simulate", false, "serve the model apiserver's churning pods instead of a fixture")
+	seed := c.fs.Uint64("seed", 1, "with --simulate: the `seed` of the simulated history")
 	pos, err := c.parse(e.Stdout, args)
 	if err != nil {
 		return err
+	}
+	if *simulate {
+		if len(pos) > 0 {
+			return usagef(c.name, "--simulate takes no fixture, got %q", pos[0])
+		}
+		faults, err := rf.planFaults(c.name)
+		if err != nil {
+			return err
+		}
+		return e.simulate(ctx, *addr, *seed, faults, rf.http2, *caOut, newLogger(e.Stderr, *verbosity))
 	}
 	switch {
 	case len(pos) == 0:

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -79,5 +82,55 @@ func TestServedFixtureReachesItsFinalStateForADefaultWatch(t *testing.T) {
 	case <-done:
 	case <-time.After(testWait):
 		t.Fatalf("watch did not stop within %s", testWait)
+	}
+}
+
+// serve --simulate serves the model apiserver over HTTP: a watch list gets
+// the state and the initial-events-end bookmark, then the churn's changes on
+// the same stream; a watch from before the compaction point gets a 410 ERROR
+// event and the end of its body.
+func TestServeSimulate(t *testing.T) {
+	url, _ := serveFixture(t, "--simulate", "--seed", "7")
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", url+"/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=60", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	dec := json.NewDecoder(resp.Body)
+	var initial, after int
+	bookmarked := false
+	for after == 0 {
+		var ev struct {
+			Type   string
+			Object struct {
+				Metadata struct{ Annotations map[string]string }
+			}
+		}
+		if err := dec.Decode(&ev); err != nil {
+			t.Fatalf("after %d initial events (bookmark %t): %v", initial, bookmarked, err)
+		}
+		switch {
+		case ev.Type == "BOOKMARK" && ev.Object.Metadata.Annotations["k8s.io/initial-events-end"] == "true":
+			bookmarked = true
+		case !bookmarked && ev.Type == "ADDED":
+			initial++
+		case bookmarked && ev.Type != "BOOKMARK":
+			after++
+		}
+	}
+	if initial == 0 {
+		t.Fatalf("no initial events before the bookmark")
+	}
+	resp2, err := http.Get(url + "/api/v1/pods?watch=true&resourceVersion=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp2.Body)
+	resp2.Body.Close()
+	if err != nil || resp2.StatusCode != 200 || !strings.Contains(string(body), `"type":"ERROR"`) || !strings.Contains(string(body), `"code":410`) {
+		t.Fatalf("watch from 1: %d %q (%v), want 200, a 410 ERROR event and the end", resp2.StatusCode, body, err)
 	}
 }
