@@ -25,9 +25,10 @@ asks anything else is answered from the replay's position in the recording,
 the newest recorded resourceVersion whose moment has passed: a list or watch
 list gets the state there (or at a newer recorded resourceVersion it asks
 not to be older than), and every watch stays open and carries the recorded
-changes as they become due, until its timeout, a recorded cut, or a 410
-ERROR event when a recorded gap lies after its resourceVersion. Discovery
-is answered for pods; a request the apiserver would refuse gets its Status.
+changes as they become due, until its timeout, a recorded connection that
+broke off, or a 410 ERROR event (at once for a watch from before a recorded
+compaction already passed). The replay does not restart. Discovery is
+answered for pods; a request the apiserver would refuse gets its Status.
 
 Faults (--fault, repeatable, or --faults FILE) strike the Nth request of a
 kind: cut:events=3,on=watch closes the connection after 3 events;
