@@ -56,8 +56,10 @@ type Options struct {
 }
 
 // Server is a model apiserver for one History of pods. It serves /api/v1/pods
-// (all namespaces or one, ?watch=true or the legacy /api/v1/watch/ prefix) on an
-// in-memory network, which only its Transport reaches.
+// (all namespaces or one, ?watch=true or the legacy /api/v1/watch/ prefix) and
+// discovery on an in-memory network, which only its Transport reaches; as an
+// http.Handler it can be served on any listener too (serve --simulate), where
+// Restart drops only the in-memory network's connections.
 type Server struct {
 	opts   Options
 	hist   *History
