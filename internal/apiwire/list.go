@@ -65,6 +65,11 @@ func (c Continue) Encode() string {
 // ErrBadContinue says a continue token is not one the server made.
 var ErrBadContinue = errors.New("continue key is not valid")
 
+// BadContinue is the 400 a continue token the server cannot read gets.
+func BadContinue(err error) Status {
+	return BadRequest("invalid continue token: " + err.Error())
+}
+
 // DecodeContinue reads a token Encode made.
 func DecodeContinue(token string) (Continue, error) {
 	var c Continue

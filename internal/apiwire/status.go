@@ -18,10 +18,18 @@ type Status struct {
 
 // Details is the part of a Status's details member podwatch's servers fill.
 type Details struct {
-	Name              string `json:"name,omitempty"`
-	Group             string `json:"group,omitempty"`
-	Kind              string `json:"kind,omitempty"`
-	RetryAfterSeconds int    `json:"retryAfterSeconds,omitempty"`
+	Name              string  `json:"name,omitempty"`
+	Group             string  `json:"group,omitempty"`
+	Kind              string  `json:"kind,omitempty"`
+	Causes            []Cause `json:"causes,omitempty"`
+	RetryAfterSeconds int     `json:"retryAfterSeconds,omitempty"`
+}
+
+// Cause is one field's part in a 422.
+type Cause struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+	Field   string `json:"field"`
 }
 
 // statusBody is the Status object with its members in the apiserver's order.
@@ -31,7 +39,7 @@ type statusBody struct {
 	Metadata   struct{} `json:"metadata"`
 	Status     string   `json:"status"`
 	Message    string   `json:"message"`
-	Reason     string   `json:"reason"`
+	Reason     string   `json:"reason,omitempty"`
 	Details    *Details `json:"details,omitempty"`
 	Code       int      `json:"code"`
 }
@@ -72,7 +80,19 @@ func BadRequest(message string) Status {
 	return Status{Code: http.StatusBadRequest, Reason: "BadRequest", Message: message}
 }
 
-// Invalid is the 422 a parameter combination the apiserver refuses gets.
-func Invalid(message string) Status {
-	return Status{Code: http.StatusUnprocessableEntity, Reason: "Invalid", Message: message}
+// InvalidOption is the 422 a list or watch option the apiserver refuses gets:
+// field names the option, reason is the cause's (FieldValueForbidden,
+// FieldValueNotSupported, FieldValueInvalid) and message says why.
+func InvalidOption(field, reason, message string) Status {
+	return Status{Code: http.StatusUnprocessableEntity, Reason: "Invalid",
+		Message: `ListOptions.meta.k8s.io "" is invalid: ` + field + ": " + message,
+		Details: &Details{Group: "meta.k8s.io", Kind: "ListOptions",
+			Causes: []Cause{{Reason: reason, Message: message, Field: field}}}}
+}
+
+// NotAcceptable is the 406 a request gets when it accepts no form the server
+// writes.
+func NotAcceptable(available string) Status {
+	return Status{Code: http.StatusNotAcceptable, Reason: "NotAcceptable",
+		Message: "406: Not Acceptable\n\nAvailable representations: " + available, Details: &Details{}}
 }

@@ -5,23 +5,30 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/podwatch/podwatch/internal/fixture"
 )
 
 const serveUsage = `Usage: podwatch serve FIXTURE [--addr HOST:PORT] [--speed X] [--fault SPEC]... [--http2]
+       podwatch serve --simulate [--seed S] [--addr HOST:PORT] [--fault SPEC]... [--http2]
 
 A fake apiserver that replays a recorded fixture (a folder holding
-recording.json, or the file): requests are matched by path and query
-(timeoutSeconds and resourceVersion aside), each recorded body is written
-chunk by chunk at its recorded timing, and a request that matches no
-recording gets a 404 Status saying so. Ctrl-C stops it.
+recording.json, or the file) to any client: podwatch, client-go, kubectl.
+The startup line says which podwatch watch flags it was recorded with.
+While a client asks what the recorded client asked, it gets the recorded
+exchanges in order, each body chunk by chunk at its recorded timing.
 
-Replay keeps the recording's state: once a client departs from what was
-recorded (after a cut or an injected fault), a relist gets the recorded state
-at the newest resourceVersion delivered, and a watch the recorded events after
-its resourceVersion (410 if the recording cannot reach back that far).
+Recorded time runs from the first request (--speed scales it). A client that
+asks anything else is answered from the replay's position in the recording,
+the newest recorded resourceVersion whose moment has passed: a list or watch
+list gets the state there (or at a newer recorded resourceVersion it asks
+not to be older than), and every watch stays open and carries the recorded
+changes as they become due, until its timeout, a recorded connection that
+broke off, or a 410 ERROR event (at once for a watch from before a recorded
+compaction already passed). The replay does not restart. Discovery is
+answered for pods; a request the apiserver would refuse gets its Status.
 
 Faults (--fault, repeatable, or --faults FILE) strike the Nth request of a
 kind: cut:events=3,on=watch closes the connection after 3 events;
@@ -29,9 +36,15 @@ half-event, gone-event, stall:wait=10s, drip:wait=100ms, garbage and
 oversized:size=1GiB strike after events=N; gone, 429:wait=2s, 500 and
 html:status=502 replace the whole answer.
 
-Point a watch at it with --server http://HOST:PORT and the flags it was
-recorded with; with --http2, --server https://HOST:PORT and
---certificate-authority the file it names.
+With --simulate there is no fixture: the model apiserver serves pods that
+churn as a live cluster's do (created, bound, updated, deleted; on node-a,
+node-b, node-c or unbound), from a seeded random history (--seed), with
+honest resourceVersions, a compaction point that moves up (410 for older
+versions, as an ERROR event on a watch), bookmarks on idle watches and
+streaming watch lists. It does not restart, and keeps its whole history.
+
+Point a watch at it with --server http://HOST:PORT; with --http2,
+--server https://HOST:PORT and --certificate-authority the file it names.
 `
 
 func (e Env) serveCmd(ctx context.Context, args []string) error {
@@ -42,9 +55,21 @@ func (e Env) serveCmd(ctx context.Context, args []string) error {
 	var rf replayFaults
 	rf.register(c.fs, "")
 	caOut := c.fs.String("ca-out", "", "with --http2: write the serving certificate (the CA to trust) to this `file`")
+	simulate := c.fs.Bool("simulate", false, "serve the model apiserver's churning pods instead of a fixture")
+	seed := c.fs.Uint64("seed", 1, "with --simulate: the `seed` of the simulated history")
 	pos, err := c.parse(e.Stdout, args)
 	if err != nil {
 		return err
+	}
+	if *simulate {
+		if len(pos) > 0 {
+			return usagef(c.name, "--simulate takes no fixture, got %q", pos[0])
+		}
+		faults, err := rf.planFaults(c.name)
+		if err != nil {
+			return err
+		}
+		return e.simulate(ctx, *addr, *seed, faults, rf.http2, *caOut, newLogger(e.Stderr, *verbosity))
 	}
 	switch {
 	case len(pos) == 0:
@@ -73,7 +98,7 @@ func (e Env) serveCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer fs.close()
-	log.printf("podwatch: serving %s (%d exchanges) on %s", pos[0], len(rec.Exchanges), fs.url())
+	log.printf("podwatch: serving %s (%d exchanges, recorded with %s) on %s", pos[0], len(rec.Exchanges), recordedFlags(rec), fs.url())
 	if fs.caPEM != nil {
 		if err := writeCA(*caOut, fs.caPEM, log); err != nil {
 			return err
@@ -135,4 +160,38 @@ func writeCA(path string, pemData []byte, log *logger) error {
 	}
 	log.printf("podwatch: serving HTTP/2 over TLS; trust it with --certificate-authority %s", path)
 	return nil
+}
+
+// recordedFlags says which watch flags the recorded client ran with, so a
+// client pointed at the replay can ask what was recorded.
+func recordedFlags(rec *fixture.Recording) string {
+	first, list := firstPodsRequests(rec)
+	if first == nil {
+		return "no pods requests"
+	}
+	var flags []string
+	switch node := nodeFromSelector(first.Query.Get("fieldSelector")); {
+	case node != "":
+		flags = append(flags, "--node "+node)
+	case first.Query.Get("fieldSelector") == "":
+		flags = append(flags, "--all-nodes")
+	}
+	if sel := first.Query.Get("fieldSelector"); sel != "" && nodeFromSelector(sel) == "" {
+		flags = append(flags, "--field-selector "+sel)
+	}
+	if ns := namespaceOf(first.Path); ns != "" {
+		flags = append(flags, "--namespace "+ns)
+	}
+	if sel := first.Query.Get("labelSelector"); sel != "" {
+		flags = append(flags, "--selector "+sel)
+	}
+	flags = append(flags, fmt.Sprintf("--watch-list=%t", first.Query.Get("sendInitialEvents") == "true"))
+	if list != nil {
+		size := list.Query.Get("limit")
+		if size == "" {
+			size = "0"
+		}
+		flags = append(flags, "--chunk-size "+size)
+	}
+	return strings.Join(flags, " ")
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -169,4 +170,31 @@ func (c *Churner) change() error {
 		p.Deleting = true
 	}
 	return c.s.Apply(Change{Op: op, Pod: p})
+}
+
+// Churn makes changes until ctx ends, as a live cluster does: pauses of up
+// to MaxGap (a third of the changes come at once), the compaction point
+// moving up behind the newest version. It ignores Changes and Restarts. It
+// returns ctx's error, or the first change the history refused.
+func (c *Churner) Churn(ctx context.Context) error {
+	for {
+		if c.r.IntN(3) > 0 {
+			t := time.NewTimer(time.Duration(c.r.Int64N(int64(c.opts.MaxGap))))
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := c.change(); err != nil {
+			return err
+		}
+		if c.r.Float64() < c.opts.CompactEvery {
+			c.s.Compact(c.s.RV() - c.r.Int64N(4))
+		}
+	}
 }

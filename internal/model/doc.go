@@ -13,6 +13,9 @@
 // against a real apiserver, over a History built from what an admin client
 // saw.
 //
+// The Server is also an http.Handler: podwatch serve --simulate serves it on
+// a real listener, its history churned by Churner.Churn, for outside clients.
+//
 // Everything runs on the caller's clock: inside a testing/synctest bubble a
 // whole history takes milliseconds of real time. The network is made of
 // net.Pipe connections, whose blocking synctest understands.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -24,7 +23,7 @@ type request struct {
 	s    *Server
 	w    http.ResponseWriter
 	r    *http.Request
-	q    url.Values
+	opts apiwire.PodsRequest
 	ns   string
 	node string
 	out  io.Writer
@@ -34,6 +33,11 @@ func (q *request) fail(code int, reason, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	q.s.logf("%s: %d %s: %s", q.r.URL.RequestURI(), code, reason, msg)
 	writeStatus(q.w, code, reason, msg)
+}
+
+func (q *request) failWith(st apiwire.Status) {
+	q.s.logf("%s: %d %s: %s", q.r.URL.RequestURI(), st.Code, st.Reason, st.Message)
+	st.Write(q.w)
 }
 
 // send writes b to the body and flushes. A fault that cut the body aborts the
@@ -70,55 +74,27 @@ func (q *request) state(rv int64) []Pod {
 // list serves a list with the apiserver's resourceVersion semantics: unset is
 // the newest state; "0" any state (maybe stale, limit ignored); N with
 // NotOlderThan (or without limit) the newest state if not older than N; N with
-// Exact (or legacy: with limit) the state at N, 410 if compacted.
+// Exact (or legacy: with limit) the state at N, 410 if compacted. The
+// options were checked as the apiserver checks them (apiwire.ParsePods).
 func (q *request) list() {
-	limit := int64(0)
-	if v := q.q.Get("limit"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			q.fail(http.StatusBadRequest, "BadRequest", "limit: Invalid value: %q", v)
-			return
-		}
-		limit = n
-	}
-	if !q.validList() {
-		return
-	}
-	at, start, limit, ok := q.listSnapshot(limit)
+	at, start, limit, ok := q.listSnapshot(q.opts.Limit)
 	if ok {
 		q.writeList(at, start, limit)
 	}
 }
 
-// validList refuses the parameter combinations the apiserver refuses.
-func (q *request) validList() bool {
-	rv, match, cont := q.q.Get("resourceVersion"), q.q.Get("resourceVersionMatch"), q.q.Get("continue")
-	switch {
-	case cont != "" && (rv != "" || match != ""):
-		q.fail(http.StatusBadRequest, "BadRequest", "specifying resource version is not allowed when using continue")
-	case match != "" && rv == "":
-		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided")
-	case match != "" && match != "NotOlderThan" && match != "Exact":
-		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Unsupported value: %q", match)
-	case match == "Exact" && rv == "0":
-		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")
-	default:
-		return true
-	}
-	return false
-}
-
 // listSnapshot picks the version to list at, the key to continue after and
 // the page size, or answers the failure and returns ok false.
 func (q *request) listSnapshot(limit int64) (at int64, start string, pageLimit int64, ok bool) {
-	rvParam, match, cont := q.q.Get("resourceVersion"), q.q.Get("resourceVersionMatch"), q.q.Get("continue")
+	rvParam, match, cont := q.opts.ResourceVersion, q.opts.Match, q.opts.Continue
 	last, compacted := q.s.RV(), q.s.Compacted()
 	switch {
 	case cont != "":
 		t, err := apiwire.DecodeContinue(cont)
 		rv, rvErr := strconv.ParseInt(t.RV, 10, 64)
 		if err != nil || rvErr != nil {
-			q.fail(http.StatusBadRequest, "BadRequest", "continue key is not valid")
+			st := apiwire.BadContinue(apiwire.ErrBadContinue)
+			q.failWith(st)
 			return 0, "", 0, false
 		}
 		if rv < compacted {
@@ -131,11 +107,7 @@ func (q *request) listSnapshot(limit int64) (at int64, start string, pageLimit i
 	case rvParam == "0":
 		return max(compacted, last-q.s.opts.StaleZero), "", 0, true
 	}
-	n, err := parseRV(rvParam)
-	if err != nil {
-		q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
-		return 0, "", 0, false
-	}
+	n, _ := strconv.ParseInt(rvParam, 10, 64) // ParsePods checked it is a number
 	if n > last {
 		q.fail(http.StatusGatewayTimeout, "Timeout", "Too large resource version: %d, current: %d", n, last)
 		return 0, "", 0, false
@@ -185,21 +157,18 @@ func (q *request) writeList(rv int64, start string, limit int64) {
 
 // watch serves a watch: from a version (410 if compacted, as an answer or an
 // ERROR event), or from "0"/unset with the current state as ADDED events first,
-// or as a watch list (sendInitialEvents) closed by the initial-events-end
-// bookmark; then every change after, bookmarks when idle, until timeoutSeconds.
+// or as a watch list (sendInitialEvents) whose initial events the
+// initial-events-end bookmark closes when bookmarks are allowed; then every
+// change after, bookmarks when idle, until timeoutSeconds.
 func (q *request) watch() {
-	sendInitial, ok := q.validWatch()
+	sendInitial, ok := q.watchList()
 	if !ok {
 		return
 	}
 	last, compacted := q.s.RV(), q.s.Compacted()
 	cursor, initial, gone := last, true, false
-	if rv := q.q.Get("resourceVersion"); rv != "" && rv != "0" {
-		n, err := parseRV(rv)
-		if err != nil {
-			q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
-			return
-		}
+	if rv := q.opts.ResourceVersion; rv != "" && rv != "0" {
+		n, _ := strconv.ParseInt(rv, 10, 64) // ParsePods checked it is a number
 		if !sendInitial {
 			cursor, initial, gone = n, false, n < compacted
 		}
@@ -222,54 +191,34 @@ func (q *request) watch() {
 				return
 			}
 		}
-		if sendInitial && !q.send(apiwire.Event(apiwire.Bookmark, apiwire.PodBookmark(strconv.FormatInt(cursor, 10), true))) {
+		if sendInitial && q.opts.AllowBookmarks && !q.send(apiwire.Event(apiwire.Bookmark, apiwire.PodBookmark(strconv.FormatInt(cursor, 10), true))) {
 			return
 		}
 	}
-	q.follow(q.ctx, cursor, q.q.Get("allowWatchBookmarks") == "true")
+	q.follow(q.ctx, cursor, q.opts.AllowBookmarks)
 }
 
-// validWatch refuses what the apiserver refuses of a watch, and says whether
-// it is a watch list the server serves as one (Options.WatchList).
-func (q *request) validWatch() (sendInitial, ok bool) {
-	match := q.q.Get("resourceVersionMatch")
-	sendInitial = q.q.Get("sendInitialEvents") == "true"
+// watchList says whether the request is a watch list the server serves as
+// one (Options.WatchList), or answers the refusal of a server without them.
+func (q *request) watchList() (sendInitial, ok bool) {
 	switch {
-	case sendInitial && q.s.opts.WatchList == "refuse":
+	case !q.opts.SendInitialEvents:
+		return false, true
+	case q.s.opts.WatchList == "refuse":
 		q.fail(http.StatusUnprocessableEntity, "Invalid", "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled")
 		return false, false
-	case sendInitial && q.s.opts.WatchList == "ignore":
-		sendInitial, match = false, ""
+	case q.s.opts.WatchList == "ignore":
+		return false, true
 	}
-	if _, err := watchTimeout(q.q); err != nil {
-		q.fail(http.StatusBadRequest, "BadRequest", "%v", err)
-		return false, false
-	}
-	switch {
-	case sendInitial && (match != "NotOlderThan" || q.q.Get("allowWatchBookmarks") != "true"):
-		q.fail(http.StatusUnprocessableEntity, "Invalid", "sendInitialEvents: Forbidden: sendInitialEvents requires resourceVersionMatch=NotOlderThan and allowWatchBookmarks=true")
-		return false, false
-	case !sendInitial && match != "":
-		q.fail(http.StatusUnprocessableEntity, "Invalid", "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
-		return false, false
-	}
-	return sendInitial, true
+	return true, true
 }
 
 // watchTimeout is how long a watch asked to last.
-func watchTimeout(q url.Values) (time.Duration, error) {
-	v := q.Get("timeoutSeconds")
-	if v == "" {
-		return defaultWatchTimeout, nil
+func watchTimeout(opts apiwire.PodsRequest) time.Duration {
+	if opts.Timeout <= 0 {
+		return defaultWatchTimeout
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("timeoutSeconds: Invalid value: %q", v)
-	}
-	if n == 0 {
-		return defaultWatchTimeout, nil
-	}
-	return time.Duration(n) * time.Second, nil
+	return opts.Timeout
 }
 
 // follow sends every change after cursor until ctx ends, and a bookmark at

@@ -7,8 +7,6 @@ import (
 	"log"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -58,8 +56,10 @@ type Options struct {
 }
 
 // Server is a model apiserver for one History of pods. It serves /api/v1/pods
-// (all namespaces or one, ?watch=true or the legacy /api/v1/watch/ prefix) on an
-// in-memory network, which only its Transport reaches.
+// (all namespaces or one, ?watch=true or the legacy /api/v1/watch/ prefix) and
+// discovery on an in-memory network, which only its Transport reaches; as an
+// http.Handler it can be served on any listener too (serve --simulate), where
+// Restart drops only the in-memory network's connections.
 type Server struct {
 	opts   Options
 	hist   *History
@@ -259,20 +259,26 @@ func (s *Server) pick(kind, uri string) (fault.Fault, bool) {
 }
 
 // ServeHTTP routes a request to list or watch, striking it with its fault.
+// Discovery is answered for pods; a request the apiserver would refuse gets
+// its Status.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ns, legacyWatch, ok := route(r.URL.Path)
-	if !ok {
-		writeStatus(w, http.StatusNotFound, "NotFound", "the server could not find the requested resource")
+	if _, _, pods := apiwire.RoutePods(r.URL.Path); !pods {
+		if !apiwire.ServeDiscovery(w, r) {
+			apiwire.NotFound().Write(w)
+		}
 		return
 	}
 	if r.Method != http.MethodGet {
 		writeStatus(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "the model only lists and watches")
 		return
 	}
-	q := r.URL.Query()
-	isWatch := legacyWatch || q.Get("watch") == "true" || q.Get("watch") == "1"
+	opts, st := apiwire.ParsePods(r.URL.Path, r.URL.Query())
+	if st != nil {
+		st.Write(w)
+		return
+	}
 	kind := "list"
-	if isWatch {
+	if opts.Watch {
 		kind = "watch"
 	}
 	uri := r.URL.RequestURI()
@@ -288,7 +294,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		s.logf("%s", uri)
 	}
-	node, err := parseSelector(q.Get("fieldSelector"))
+	node, err := nodeOf(opts)
 	if err != nil {
 		writeStatus(w, http.StatusBadRequest, "BadRequest", err.Error())
 		return
@@ -296,16 +302,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The server ends a watch at its timeout and any other request after
 	// the apiserver's default --request-timeout, faults in progress included.
 	timeout := requestTimeout
-	if isWatch {
-		timeout, _ = watchTimeout(q)
+	if opts.Watch {
+		timeout = watchTimeout(opts)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	req := request{ctx: ctx, s: s, w: w, r: r, q: q, ns: ns, node: node, out: w}
+	req := request{ctx: ctx, s: s, w: w, r: r, opts: opts, ns: opts.Namespace, node: node, out: w}
 	if faulty {
 		req.out = fault.NewWriter(ctx, w, f)
 	}
-	if isWatch {
+	if opts.Watch {
 		req.watch()
 	} else {
 		req.list()
@@ -349,40 +355,18 @@ func (s *Server) answerFault(w http.ResponseWriter, r *http.Request, f fault.Fau
 	return fault.Answer(w, f)
 }
 
-// route parses /api/v1/pods, /api/v1/namespaces/NS/pods and their
-// /api/v1/watch/ forms.
-func route(path string) (ns string, legacyWatch, ok bool) {
-	rest, found := strings.CutPrefix(path, "/api/v1/")
-	if !found {
-		return "", false, false
-	}
-	if r, w := strings.CutPrefix(rest, "watch/"); w {
-		rest, legacyWatch = r, true
-	}
-	if rest == "pods" {
-		return "", legacyWatch, true
-	}
-	parts := strings.Split(rest, "/")
-	if len(parts) == 3 && parts[0] == "namespaces" && parts[1] != "" && parts[2] == "pods" {
-		return parts[1], legacyWatch, true
-	}
-	return "", false, false
-}
-
-// parseSelector accepts no selector, or one on spec.nodeName (= or ==), which
-// is all a kubelet sends.
-func parseSelector(s string) (node string, err error) {
-	if s == "" {
+// nodeOf is the node a request's field selector names: the model honours
+// no selector, or one term spec.nodeName=NODE, which is all a kubelet sends.
+func nodeOf(opts apiwire.PodsRequest) (string, error) {
+	switch {
+	case len(opts.FieldSelector) == 0 && opts.LabelSelector == "":
 		return "", nil
+	case len(opts.FieldSelector) == 1 && opts.LabelSelector == "" &&
+		opts.FieldSelector[0].Field == "spec.nodeName" && opts.FieldSelector[0].Op == "=" && opts.FieldSelector[0].Value != "":
+		return opts.FieldSelector[0].Value, nil
 	}
-	v, ok := strings.CutPrefix(s, "spec.nodeName==")
-	if !ok {
-		v, ok = strings.CutPrefix(s, "spec.nodeName=")
-	}
-	if !ok || v == "" || strings.ContainsAny(v, ",=!") {
-		return "", fmt.Errorf("unable to parse requirement: field selector %q: the model serves spec.nodeName=NODE only", s)
-	}
-	return v, nil
+	return "", fmt.Errorf("the model honours fieldSelector=spec.nodeName=NODE only, not fieldSelector %q labelSelector %q",
+		opts.FieldSelector, opts.LabelSelector)
 }
 
 // writeStatus answers with the apiserver's Status; a 504 (a resourceVersion
@@ -398,13 +382,4 @@ func writeStatus(w http.ResponseWriter, code int, reason, message string) {
 
 func goneMessage(rv, compacted int64) string {
 	return fmt.Sprintf("too old resource version: %d (%d)", rv, compacted)
-}
-
-// parseRV reads a resourceVersion parameter: a number, "0" included.
-func parseRV(v string) (int64, error) {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("resourceVersion: Invalid value: %q: must be a non-negative integer", v)
-	}
-	return n, nil
 }
