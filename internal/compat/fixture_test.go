@@ -1,0 +1,119 @@
+package compat
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// replayFaults is one fault of every kind the replay injects, with small
+// parameters (a stall of 1s, a drip of 1ms a byte), and "" for a clean run.
+var replayFaults = []string{
+	"",
+	"cut:events=2",
+	"cut:bytes=1500",
+	"half-event:events=1",
+	"gone",
+	"gone-event:events=1",
+	"429:wait=1s",
+	"500",
+	"html:status=502",
+	"stall:events=1,wait=1s",
+	"drip:events=1,wait=1ms",
+	"garbage:events=1",
+	"oversized:events=1,size=4MiB",
+}
+
+// convergeBound is how long a client may take, from its start, to push the
+// final state: the bundled recordings last under 10 s at --speed 1, and a
+// faulted run adds client-go's backoff (about a second per failure).
+const convergeBound = 25 * time.Second
+
+// settleWindow is how long the suite keeps watching after the final state is
+// pushed, so that a push after it (a relist to an older state) is seen too.
+const settleWindow = 2 * time.Second
+
+// kubeletNode is the node every bundled fixture watches.
+const kubeletNode = "node-a"
+
+func bundledFixtures(t *testing.T) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join(repoRoot, "testdata", "fixtures", "*", "recording.json"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no bundled fixtures found (%v)", err)
+	}
+	for i, d := range dirs {
+		dirs[i] = filepath.Dir(d)
+	}
+	return dirs
+}
+
+// TestKubeletSourceReplay runs client-go's reflector, as the kubelet runs it,
+// against `podwatch serve` for every bundled fixture, clean and under every
+// fault kind, in each client mode: every push must be a recorded state, no
+// push may go back in time, and the last must be the recording's final state.
+func TestKubeletSourceReplay(t *testing.T) {
+	for _, dir := range bundledFixtures(t) {
+		tl := fixtureTimeline(t, dir)
+		for _, spec := range replayFaults {
+			for _, mode := range clientModes {
+				name := fmt.Sprintf("%s/%s/%s", filepath.Base(dir), faultName(spec), mode.name)
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					args := []string{dir, "--speed", "1"}
+					if spec != "" {
+						args = append(args, "--fault", spec)
+					}
+					srv := startServe(t, args...)
+					checkKubeletConverges(t, &rest.Config{Host: srv.URL}, mode, tl)
+				})
+			}
+		}
+	}
+}
+
+func faultName(spec string) string {
+	if spec == "" {
+		return "clean"
+	}
+	kind, _, _ := strings.Cut(spec, ":")
+	if strings.HasPrefix(spec, "cut:bytes") {
+		return "cut-bytes"
+	}
+	return kind
+}
+
+// checkKubeletConverges runs the kubelet's pod source against cfg until it
+// pushes tl's final state (or convergeBound passes), then proves every push.
+func checkKubeletConverges(t *testing.T, cfg *rest.Config, mode clientMode, tl timeline) {
+	t.Helper()
+	log := newPushLog()
+	cfg.WrapTransport = log.recordRequests
+	r := newKubeletReflector(t, cfg, kubeletNode, mode, log.push)
+	runReflector(t, r)
+	want := tl.final()
+	pushes, ok := log.waitFor(convergeBound, func(p podSet) bool { return maps.Equal(p, want.pods) })
+	if ok {
+		time.Sleep(settleWindow)
+		pushes, _ = log.snapshot()
+	}
+	sent := log.sent()
+	if !usedMode(mode, sent) {
+		t.Errorf("client-go did not read the server in mode %s; its requests: %v", mode.name, sent)
+	}
+	if _, err := tl.check(pushes); err != nil {
+		t.Errorf("%v\nall pushes: %v\nrequests: %v", err, pushes, sent)
+	}
+	switch {
+	case !ok:
+		t.Errorf("the last push is not the final state %v (at resourceVersion %d) within %v; pushes: %v\nrequests: %v",
+			want.pods, want.rv, convergeBound, pushes, sent)
+	case !maps.Equal(pushes[len(pushes)-1], want.pods):
+		t.Errorf("after the final state %v, client-go pushed %v; pushes: %v", want.pods, pushes[len(pushes)-1], pushes)
+	}
+}
