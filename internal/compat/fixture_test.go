@@ -117,3 +117,16 @@ func checkKubeletConverges(t *testing.T, cfg *rest.Config, mode clientMode, tl t
 		t.Errorf("after the final state %v, client-go pushed %v; pushes: %v", want.pods, pushes[len(pushes)-1], pushes)
 	}
 }
+
+// TestAnyInformerConverges: an informer that is not podwatch's (client-go with
+// watch lists off, as any older informer reads) replays lifecycle to exactly
+// its recorded final state, {shop/web-1@220, shop/web-4@230}.
+func TestAnyInformerConverges(t *testing.T) {
+	dir := filepath.Join(repoRoot, "testdata", "fixtures", "lifecycle")
+	tl := fixtureTimeline(t, dir)
+	if got, want := tl.final().pods.String(), "{shop/web-1@220 shop/web-4@230}"; got != want {
+		t.Fatalf("lifecycle's final state: got %s, want %s", got, want)
+	}
+	srv := startServe(t, dir, "--speed", "1")
+	checkKubeletConverges(t, &rest.Config{Host: srv.URL}, clientMode{name: "list", watchList: false}, tl)
+}

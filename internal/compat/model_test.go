@@ -39,11 +39,15 @@ func modelFaults() map[string][]fault.Fault {
 	return out
 }
 
-// modelChurn keeps a history short in wall time: 20 changes with gaps under
-// 300 ms, a restart of at most a second.
+// modelChurn keeps a history short in wall time (about 6 s): 30 changes with
+// gaps under 600 ms, a restart of at most a second.
 func modelChurn(node string) model.ChurnOptions {
-	return model.ChurnOptions{Node: node, Changes: 20, MaxGap: 300 * time.Millisecond, Restarts: 1, MaxDown: time.Second}
+	return model.ChurnOptions{Node: node, Changes: 30, MaxGap: 600 * time.Millisecond, Restarts: 1, MaxDown: time.Second}
 }
+
+// firstPushBound bounds the wait for the client's first sync, before the churn
+// starts, so that the churn happens while it watches.
+const firstPushBound = 30 * time.Second
 
 // TestKubeletSourceModel runs client-go's reflector, as the kubelet runs it,
 // against the model apiserver through a seeded churn (changes, compactions, a
@@ -82,6 +86,10 @@ func runModel(t *testing.T, seed uint64, faults []fault.Fault, mode clientMode) 
 	r := newKubeletReflector(t, cfg, kubeletNode, mode, log.push)
 	stop := runReflectorUntil(t, r)
 	defer stop()
+	if _, ok := log.waitFor(firstPushBound, func(podSet) bool { return true }); !ok {
+		t.Errorf("no first push within %v; requests: %v\nmodel story:\n%s", firstPushBound, log.sent(), story.String())
+		return
+	}
 	if err := churn.Run(); err != nil {
 		t.Fatalf("churn: %v", err)
 	}
@@ -103,6 +111,10 @@ func runModel(t *testing.T, seed uint64, faults []fault.Fault, mode clientMode) 
 	if _, err := tl.check(pushes); err != nil {
 		fail("%v\nall pushes: %v", err, pushes)
 	}
+	if len(faults) > 0 && len(srv.Struck()) == 0 {
+		fail("the fault %v never struck, so this run tested nothing of it", faults)
+	}
+	t.Logf("%d changes, %d pushes, %d requests, struck %q", hist.Changes(), len(pushes), srv.Requests(), srv.Struck())
 	if !ok {
 		fail("the last push is not the final state %v (at %d) within %v after the churn; pushes: %v", want.pods, want.rv, convergeBound, pushes)
 	}

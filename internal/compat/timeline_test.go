@@ -47,15 +47,22 @@ func (tl timeline) add(s state) timeline {
 	return append(tl, s)
 }
 
-// pushError says how a client's push breaks the rules.
+// pushError says how a client's push breaks the rules: Rule is ruleState (a
+// state the server never had) or ruleOrder (older than the push before).
 type pushError struct {
 	Push   int
 	Pods   podSet
+	Rule   string
 	Reason string
 }
 
+const (
+	ruleState = "state"
+	ruleOrder = "order"
+)
+
 func (e *pushError) Error() string {
-	return fmt.Sprintf("push %d %v: %s", e.Push, e.Pods, e.Reason)
+	return fmt.Sprintf("push %d %v breaks rule %q: %s", e.Push, e.Pods, e.Rule, e.Reason)
 }
 
 // check proves a client's pushes against tl: each is a state the server had,
@@ -70,9 +77,9 @@ func (tl timeline) check(pushes []podSet) (at int, err error) {
 			continue
 		}
 		if back := slices.IndexFunc(tl[:at], func(s state) bool { return maps.Equal(s.pods, p) }); back >= 0 {
-			return at, &pushError{i, p, fmt.Sprintf("goes back in time: the state at resourceVersion %d, after a push of the state at %d", tl[back].rv, tl[at].rv)}
+			return at, &pushError{i, p, ruleOrder, fmt.Sprintf("goes back in time: the state at resourceVersion %d, after a push of the state at %d", tl[back].rv, tl[at].rv)}
 		}
-		return at, &pushError{i, p, fmt.Sprintf("the server never had this state (%d states known, from %d to %d)", len(tl), tl[0].rv, tl.final().rv)}
+		return at, &pushError{i, p, ruleState, fmt.Sprintf("the server never had this state (%d states known, from %d to %d)", len(tl), tl[0].rv, tl.final().rv)}
 	}
 	return at, nil
 }
@@ -82,6 +89,12 @@ func (tl timeline) check(pushes []podSet) (at int, err error) {
 // recorded events make. A list that the events before it do not explain (a
 // compaction hid what happened) starts again from what it lists.
 func fixtureTimeline(t *testing.T, dir string) timeline {
+	t.Helper()
+	return timelineOf(t, fixtureSteps(t, dir))
+}
+
+// fixtureSteps reads what a recording shows, in resourceVersion order.
+func fixtureSteps(t *testing.T, dir string) []step {
 	t.Helper()
 	rec, err := fixture.Load(dir)
 	if err != nil {
@@ -110,6 +123,11 @@ func fixtureTimeline(t *testing.T, dir string) timeline {
 		steps = append(steps, s...)
 	}
 	slices.SortStableFunc(steps, func(a, b step) int { return int(a.rv - b.rv) })
+	return steps
+}
+
+func timelineOf(t *testing.T, steps []step) timeline {
+	t.Helper()
 	var tl timeline
 	var cur podSet
 	for _, s := range steps {
@@ -128,7 +146,7 @@ func fixtureTimeline(t *testing.T, dir string) timeline {
 		tl = tl.add(state{s.rv, cur})
 	}
 	if len(tl) == 0 {
-		t.Fatalf("fixture %s shows no state", dir)
+		t.Fatalf("the recording shows no state")
 	}
 	return tl
 }
