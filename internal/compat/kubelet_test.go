@@ -20,14 +20,18 @@ import (
 
 // clientMode is one way client-go's reflector reads the server: the
 // streaming watch list (client-go's default since 1.35), a plain list, or a
-// list in pages.
+// list in pages; and in JSON, or asking for protobuf first as the kubelet does.
 type clientMode struct {
 	name      string
 	watchList bool
 	pageSize  int64 // the reflector's WatchListPageSize; 0 leaves it unset
+	protobuf  bool  // send and accept protobuf first, JSON second
 }
 
 var clientModes = []clientMode{
+	// The kubelet's own client: its content type defaults to protobuf, and
+	// it accepts JSON after it.
+	{name: "kubelet", watchList: true, protobuf: true},
 	{name: "watchlist", watchList: true},
 	{name: "list", watchList: false},
 	{name: "paged", watchList: false, pageSize: 1},
@@ -52,11 +56,21 @@ func (g watchListGate) Enabled(f clientfeatures.Feature) bool {
 
 var defaultGates = clientfeatures.FeatureGates()
 
+const (
+	protobufType = "application/vnd.kubernetes.protobuf"
+	jsonType     = "application/json"
+)
+
 // newKubeletReflector builds the kubelet's pod source as pkg/kubelet/config
 // builds it: a ListWatch of pods on node in every namespace, through the
 // core/v1 REST client, into an undelta store whose pushes go to push.
 func newKubeletReflector(t *testing.T, cfg *rest.Config, node string, mode clientMode, push func([]any)) *cache.Reflector {
 	t.Helper()
+	if mode.protobuf {
+		cfg = rest.CopyConfig(cfg)
+		cfg.ContentType = protobufType
+		cfg.AcceptContentTypes = protobufType + "," + jsonType
+	}
 	core, err := corev1.NewForConfig(cfg)
 	if err != nil {
 		t.Fatalf("client-go core/v1 client: %v", err)
