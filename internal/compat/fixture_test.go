@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,7 +91,7 @@ func faultName(spec string) string {
 
 // checkKubeletConverges runs the kubelet's pod source against cfg until it
 // pushes tl's final state (or convergeBound passes), then proves every push.
-func checkKubeletConverges(t *testing.T, cfg *rest.Config, mode clientMode, tl timeline) {
+func checkKubeletConverges(t *testing.T, cfg *rest.Config, mode clientMode, tl timeline) *pushLog {
 	t.Helper()
 	log := newPushLog()
 	cfg.WrapTransport = log.recordRequests
@@ -116,6 +117,7 @@ func checkKubeletConverges(t *testing.T, cfg *rest.Config, mode clientMode, tl t
 	case !maps.Equal(pushes[len(pushes)-1], want.pods):
 		t.Errorf("after the final state %v, client-go pushed %v; pushes: %v", want.pods, pushes[len(pushes)-1], pushes)
 	}
+	return log
 }
 
 // TestAnyInformerConverges: an informer that is not podwatch's (client-go with
@@ -129,4 +131,25 @@ func TestAnyInformerConverges(t *testing.T) {
 	}
 	srv := startServe(t, dir, "--speed", "1")
 	checkKubeletConverges(t, &rest.Config{Host: srv.URL}, clientMode{name: "list", watchList: false}, tl)
+}
+
+// TestKubeletSourceReplayHTTP2 is the clean replay of every bundled fixture
+// over HTTP/2 and TLS, as a kubelet reaches a real apiserver, to the
+// kubelet's own client (protobuf first, watch lists on).
+func TestKubeletSourceReplayHTTP2(t *testing.T) {
+	for _, dir := range bundledFixtures(t) {
+		tl := fixtureTimeline(t, dir)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			ca := filepath.Join(t.TempDir(), "ca.pem")
+			srv := startServe(t, dir, "--speed", "1", "--http2", "--ca-out", ca)
+			// The address is logged before the certificate is saved.
+			srv.waitLog(t, "--certificate-authority "+ca)
+			cfg := &rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{CAFile: ca}}
+			log := checkKubeletConverges(t, cfg, clientModes[0], tl)
+			if !slices.Contains(log.protos(), "HTTP/2.0") {
+				t.Errorf("client-go never spoke HTTP/2 to the server: protocols %v", log.protos())
+			}
+		})
+	}
 }

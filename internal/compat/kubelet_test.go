@@ -90,6 +90,7 @@ type pushLog struct {
 	mu       sync.Mutex
 	pushes   []podSet
 	requests []url.Values
+	protocol []string // each response's protocol
 	changed  chan struct{}
 }
 
@@ -130,8 +131,20 @@ func (l *pushLog) recordRequests(rt http.RoundTripper) http.RoundTripper {
 		l.mu.Lock()
 		l.requests = append(l.requests, r.URL.Query())
 		l.mu.Unlock()
-		return rt.RoundTrip(r)
+		resp, err := rt.RoundTrip(r)
+		if err == nil {
+			l.mu.Lock()
+			l.protocol = append(l.protocol, resp.Proto)
+			l.mu.Unlock()
+		}
+		return resp, err
 	})
+}
+
+func (l *pushLog) protos() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.protocol)
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

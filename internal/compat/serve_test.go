@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -100,4 +101,16 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// waitLog waits until the server has logged a line holding want.
+func (s *podwatchServer) waitLog(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(serveStartTimeout)
+	for !strings.Contains(s.log.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("podwatch serve did not log %q within %v:\n%s", want, serveStartTimeout, s.log.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
