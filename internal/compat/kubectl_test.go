@@ -150,7 +150,7 @@ func runKubectlUntil(t *testing.T, kubectl string, args []string, bound time.Dur
 	cmd.Env = append(os.Environ(), "HOME="+home, "KUBECONFIG="+kubeconfig)
 	cmd.WaitDelay = 5 * time.Second
 	var errBuf syncBuffer
-	cmd.Stderr = writerFunc(func(p []byte) (int, error) { errBuf.WriteString(string(p)); return len(p), nil })
+	cmd.Stderr = &errBuf
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatalf("kubectl stdout: %v", err)
@@ -186,7 +186,3 @@ func runKubectlUntil(t *testing.T, kubectl string, args []string, bound time.Dur
 	err = cmd.Wait()
 	return kubectlRun{printed: printed, stderr: errBuf.String(), exited: !satisfied && !timedOut, err: err}
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
