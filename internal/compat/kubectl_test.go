@@ -182,7 +182,11 @@ func runKubectlUntil(t *testing.T, kubectl string, args []string, bound time.Dur
 		printed = append(printed, fmt.Sprintf("%s/%s@%s", obj.Metadata.Namespace, obj.Metadata.Name, obj.Metadata.ResourceVersion))
 	}
 	timedOut := ctx.Err() != nil
-	cancel()
+	if satisfied {
+		cancel()
+	}
+	// Otherwise kubectl closed its output and is exiting: wait for its own
+	// exit status (ctx still bounds the wait).
 	err = cmd.Wait()
 	return kubectlRun{printed: printed, stderr: errBuf.String(), exited: !satisfied && !timedOut, err: err}
 }
