@@ -7,7 +7,7 @@
 #   make test-compat   run the suite (its runs mostly wait on replayed
 #                      timing, so many run at once)
 
-COMPAT_PARALLEL ?= 16
+COMPAT_PARALLEL ?= 32
 
 .PHONY: test-compat
 test: test-compat
