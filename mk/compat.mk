@@ -5,7 +5,7 @@
 # Makefile includes this file; `make test` runs it.
 #
 #   make test-compat   run the suite (its runs mostly wait on replayed
-#                      timing, so many run at once)
+#                      timing, so many run at once): about 2.5 min warm
 
 COMPAT_PARALLEL ?= 32
 
