@@ -1,7 +1,8 @@
 # cluster.mk: the real etcd and kube-apiserver that podwatch's tests run
 # (internal/cluster). The main Makefile includes this file.
 #
-#   make cluster-bins   build both binaries into CLUSTER_BIN_DIR, only when
+#   make cluster-bins   build etcd, kube-apiserver and kubectl (1.37, 1.32)
+#                       into CLUSTER_BIN_DIR, only when
 #                       missing or when a nested go.mod/go.sum changed
 #                       (a cold kube-apiserver build takes several minutes)
 #

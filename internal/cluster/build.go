@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -31,13 +32,43 @@ type binary struct {
 	flags  []string
 }
 
+// The binaries' names in the bin folder.
+const (
+	Etcd          = "etcd"
+	KubeAPIServer = "kube-apiserver"
+	// Kubectl is kubectl at the cluster's version; KubectlOld an older
+	// release, whose discovery and watch requests differ from today's.
+	Kubectl    = "kubectl"
+	KubectlOld = "kubectl-1.32"
+)
+
+// ClusterBinaries are what Start runs; EnsureBinaries builds these.
+var ClusterBinaries = []string{Etcd, KubeAPIServer}
+
 var binaries = []binary{
-	{name: "etcd", module: "internal/cluster/build/etcd", pkg: "go.etcd.io/etcd/server/v3"},
-	{name: "kube-apiserver", module: "internal/cluster/build/apiserver", pkg: "k8s.io/kubernetes/cmd/kube-apiserver", flags: []string{
+	{name: Etcd, module: "internal/cluster/build/etcd", pkg: "go.etcd.io/etcd/server/v3"},
+	{name: KubeAPIServer, module: "internal/cluster/build/apiserver", pkg: "k8s.io/kubernetes/cmd/kube-apiserver", flags: []string{
 		// Built from the module proxy there is no git tree to stamp the
 		// version from; without these /version says v0.0.0-master.
 		"-ldflags=" + versionLDFlags("v1.37.2", "1", "37"),
 	}},
+	// kubectl, an outside client that judges podwatch's servers; the
+	// version stamp also sets the User-Agent it sends.
+	{name: Kubectl, module: "internal/cluster/build/kubectl", pkg: "k8s.io/kubernetes/cmd/kubectl", flags: []string{
+		"-ldflags=" + versionLDFlags("v1.37.2", "1", "37"),
+	}},
+	{name: KubectlOld, module: "internal/cluster/build/kubectl132", pkg: "k8s.io/kubernetes/cmd/kubectl", flags: []string{
+		"-ldflags=" + versionLDFlags("v1.32.13", "1", "32"),
+	}},
+}
+
+// BinaryNames lists every binary the package can build, the cluster's first.
+func BinaryNames() []string {
+	names := make([]string, len(binaries))
+	for i, b := range binaries {
+		names[i] = b.name
+	}
+	return names
 }
 
 func versionLDFlags(version, major, minor string) string {
@@ -56,7 +87,7 @@ func versionLDFlags(version, major, minor string) string {
 // BuildError reports that a binary could not be built. Output holds the
 // tail of the go command's output, which usually names the cause.
 type BuildError struct {
-	Binary string // "etcd" or "kube-apiserver"
+	Binary string // one of BinaryNames
 	Dir    string // nested module folder the build ran in
 	Err    error
 	Output string
@@ -125,6 +156,20 @@ func isMainModule(dir string) bool {
 // in binDir, so a cold build happens once. A failed build returns a
 // *BuildError; cancelling ctx kills the go command.
 func EnsureBinaries(ctx context.Context, binDir string) error {
+	return Ensure(ctx, binDir, ClusterBinaries...)
+}
+
+// Ensure is EnsureBinaries for the named binaries (see BinaryNames), in the
+// order given; an unknown name is an error before anything is built.
+func Ensure(ctx context.Context, binDir string, names ...string) error {
+	var want []binary
+	for _, n := range names {
+		i := slices.IndexFunc(binaries, func(b binary) bool { return b.name == n })
+		if i < 0 {
+			return fmt.Errorf("cluster: no binary named %q (known: %s)", n, strings.Join(BinaryNames(), ", "))
+		}
+		want = append(want, binaries[i])
+	}
 	if binDir == "" {
 		d, err := DefaultBinDir()
 		if err != nil {
@@ -144,7 +189,7 @@ func EnsureBinaries(ctx context.Context, binDir string) error {
 		return fmt.Errorf("cluster: lock bin folder: %w", err)
 	}
 	defer unlock()
-	for _, b := range binaries {
+	for _, b := range want {
 		if err := ensureBinary(ctx, root, binDir, b); err != nil {
 			return err
 		}

@@ -86,3 +86,14 @@ func TestGoBuildFailureIsBuildError(t *testing.T) {
 		t.Fatalf("BuildError: got binary %q output %q, want broken and the compiler's complaint", be.Binary, be.Output)
 	}
 }
+
+func TestEnsureRejectsUnknownName(t *testing.T) {
+	dir := t.TempDir()
+	err := Ensure(context.Background(), dir, Kubectl, "kubectl-0.1")
+	if err == nil {
+		t.Fatalf("Ensure of an unknown binary: got nil error")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("Ensure with an unknown name built or locked something first: %v", entries)
+	}
+}

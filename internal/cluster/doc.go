@@ -6,7 +6,9 @@
 // main module never depends on Kubernetes or etcd. EnsureBinaries builds them
 // into a cache folder ignored by git (<repo>/.cache/bin by default) only when
 // they are missing or when the nested go.mod or go.sum changed since the last
-// build.
+// build. Ensure builds the same way the outside clients that judge podwatch's
+// servers: kubectl at the cluster's version (build/kubectl) and an older one
+// (build/kubectl132).
 //
 // Start launches etcd and then the apiserver on free loopback ports with a
 // fresh data folder, its own CA and serving certificate (so clients verify

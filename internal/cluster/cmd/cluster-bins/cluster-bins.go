@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/podwatch/podwatch/internal/cluster"
@@ -15,8 +16,13 @@ import (
 func Main(ctx context.Context, args []string, _, stderr io.Writer) int {
 	fs := tool.NewFlagSet("cluster-bins", stderr)
 	binDir := fs.String("bin-dir", "", "`folder` for the binaries (default $"+cluster.BinDirEnv+" or <repo>/.cache/bin)")
+	only := fs.String("only", "", "comma-separated `names` to build (default all: "+strings.Join(cluster.BinaryNames(), ",")+")")
 	if status, ok := tool.Parse(fs, args); !ok {
 		return status
+	}
+	names := cluster.BinaryNames()
+	if *only != "" {
+		names = strings.Split(*only, ",")
 	}
 	dir := *binDir
 	if dir == "" {
@@ -28,8 +34,8 @@ func Main(ctx context.Context, args []string, _, stderr io.Writer) int {
 		dir = d
 	}
 	start := time.Now()
-	fmt.Fprintf(stderr, "cluster-bins: ensuring etcd and kube-apiserver in %s (a cold build takes minutes)\n", dir)
-	if err := cluster.EnsureBinaries(ctx, dir); err != nil {
+	fmt.Fprintf(stderr, "cluster-bins: ensuring %s in %s (a cold build takes minutes)\n", strings.Join(names, ", "), dir)
+	if err := cluster.Ensure(ctx, dir, names...); err != nil {
 		fmt.Fprintln(stderr, "cluster-bins:", err)
 		return tool.ExitError
 	}

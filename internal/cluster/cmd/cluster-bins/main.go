@@ -1,6 +1,7 @@
-// Command cluster-bins builds the etcd and kube-apiserver binaries that
-// podwatch's real-cluster tests run, unless they are already built from the
-// current nested go.mod and go.sum. `make cluster-bins` runs it.
+// Command cluster-bins builds the binaries podwatch's tests run (etcd and
+// kube-apiserver for the real cluster, kubectl 1.37 and 1.32 as outside
+// clients), unless they are already built from the current nested go.mod and
+// go.sum. `make cluster-bins` runs it; -only picks some of them.
 package main
 
 import "github.com/podwatch/podwatch/internal/tool"

@@ -18,6 +18,7 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"-help"}, tool.ExitOK},
 		{[]string{"-no-such-flag"}, tool.ExitUsage},
 		{[]string{"stray"}, tool.ExitUsage},
+		{[]string{"-bin-dir", t.TempDir(), "-only", "kubectl-0.1"}, tool.ExitError},
 	} {
 		var stderr bytes.Buffer
 		if got := Main(context.Background(), tc.args, io.Discard, &stderr); got != tc.want {
