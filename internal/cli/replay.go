@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/podwatch/podwatch/internal/apiwire"
 	"github.com/podwatch/podwatch/internal/fixture"
 	"github.com/podwatch/podwatch/rest"
 )
@@ -219,39 +220,17 @@ func namespaceOf(path string) string {
 	return ns
 }
 
-// nodeFromSelector finds spec.nodeName=NODE in a field selector, undoing the
-// escapes of rest.EscapeFieldValue.
+// nodeFromSelector finds spec.nodeName=NODE in a field selector, read as
+// the fixture servers read one; "" when it names no node or is malformed.
 func nodeFromSelector(sel string) string {
-	for _, term := range splitTerms(sel) {
-		if v, ok := strings.CutPrefix(term, "spec.nodeName="); ok {
-			return unescapeFieldValue(v)
+	terms, st := apiwire.ParseFieldSelector(sel)
+	if st != nil {
+		return ""
+	}
+	for _, t := range terms {
+		if t.Field == "spec.nodeName" && t.Op == "=" {
+			return t.Value
 		}
 	}
 	return ""
-}
-
-func splitTerms(sel string) []string {
-	var terms []string
-	start := 0
-	for i := 0; i < len(sel); i++ {
-		switch sel[i] {
-		case '\\':
-			i++
-		case ',':
-			terms = append(terms, sel[start:i])
-			start = i + 1
-		}
-	}
-	return append(terms, sel[start:])
-}
-
-func unescapeFieldValue(v string) string {
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if v[i] == '\\' && i+1 < len(v) {
-			i++
-		}
-		b.WriteByte(v[i])
-	}
-	return b.String()
 }
