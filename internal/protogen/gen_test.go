@@ -1,0 +1,24 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+// TestCheckedInSchemaIsGenerated fails when rest/protowire/schema_gen.go
+// is not what the generator writes from the Kubernetes types: regenerate it
+// with go run . in this folder.
+func TestCheckedInSchemaIsGenerated(t *testing.T) {
+	want, err := generate()
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	got, err := os.ReadFile("../../rest/protowire/schema_gen.go")
+	if err != nil {
+		t.Fatalf("read the checked-in schema: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("rest/protowire/schema_gen.go is stale: run go run . in internal/protogen")
+	}
+}

@@ -1,0 +1,42 @@
+package stream
+
+import (
+	"encoding/binary"
+	"io"
+)
+
+// FrameHeader is the length prefix of a length-delimited frame: 4 bytes,
+// big-endian, as a protobuf watch stream has them.
+const FrameHeader = 4
+
+// NextFrame reads the next length-prefixed frame and takes it, reading only
+// until its last byte is buffered. It returns the frame's body (after the
+// prefix), valid until the next Fill, and the stream offset of its prefix.
+// It returns io.EOF when the stream ends between frames, io.ErrUnexpectedEOF
+// when it ends inside one, ErrTooLarge, before reading any of the body, when
+// the prefix announces more than the Reader's limit (the length is returned
+// as the frame's length is not otherwise known), and the Reader's errors as
+// Fill does.
+func (r *Reader) NextFrame() (body []byte, off int64, length uint32, err error) {
+	off = r.Offset()
+	if len(r.Buffered()) == 0 {
+		if err := r.Fill(); err != nil {
+			return nil, off, 0, err // io.EOF here is a clean end
+		}
+	}
+	if err := r.Ensure(FrameHeader); err != nil {
+		return nil, off, 0, err
+	}
+	length = binary.BigEndian.Uint32(r.Buffered())
+	if uint64(length)+FrameHeader > uint64(r.limit) {
+		return nil, off, length, ErrTooLarge
+	}
+	if err := r.Ensure(FrameHeader + int(length)); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, off, length, err
+	}
+	r.Take(FrameHeader)
+	return r.Take(int(length)), off, length, nil
+}

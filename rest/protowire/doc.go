@@ -1,0 +1,30 @@
+// Package protowire reads the Kubernetes protobuf wire format
+// (application/vnd.kubernetes.protobuf), the kubelet's own, and turns what it
+// reads into the JSON the apiserver would have sent for the same object, so
+// that the JSON decoders (api.DecodePod, meta.ParseStatus, the list and watch
+// decoders' event logic) serve both content types unchanged.
+//
+// What the v1.37 apiserver sends, checked against it:
+//
+//   - A list or a single object is an envelope: the magic bytes "k8s\x00",
+//     then a runtime.Unknown message: typeMeta (1: apiVersion, 2: kind), raw
+//     (2: the object's own message), contentEncoding (3) and contentType (4),
+//     both empty. A list's raw is a PodList: metadata (1), items (2, repeated).
+//   - A watch body (Content-Type application/vnd.kubernetes.protobuf;stream=watch)
+//     is a sequence of frames, each a 4-byte big-endian length and that many
+//     bytes of a WatchEvent message (no magic): type (1) and object (2), a
+//     RawExtension whose raw (1) is an envelope as above.
+//   - An ERROR event's object is a Status in the envelope, and a protobuf
+//     client's error answers (4xx, 5xx) are a Status envelope too.
+//
+// The schema that drives the transcoding (schema_gen.go) is generated from the
+// Go types of k8s.io/api by internal/protogen, a module of its own: podwatch
+// imports no Kubernetes code.
+//
+// The transcoder writes members in the order of the Go structs' fields, which
+// is the order of the apiserver's JSON, and follows encoding/json's rules for
+// omitempty and omitzero, so a pod read here and a pod read as JSON decode to
+// the same api.Pod. Two things protobuf cannot carry are lost as any protobuf
+// client loses them: an empty list or map the server held as [] or {} arrives
+// as absent (null, or omitted), and fields newer than the schema are skipped.
+package protowire

@@ -1,0 +1,438 @@
+package protowire
+
+import (
+	"cmp"
+	"encoding/base64"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/podwatch/podwatch/rest/jsonx"
+)
+
+// maxDepth bounds how deeply messages nest. The schema's own nesting is far
+// shallower; the bound only guards against a schema that grew a cycle.
+const maxDepth = 64
+
+// Message names one message of the schema, such as a Pod or a PodList.
+type Message struct{ i int }
+
+// Root returns the message an envelope of kind holds: Pod, PodList, Status
+// or WatchEvent.
+func Root(kind string) (Message, bool) {
+	i, ok := roots[kind]
+	return Message{i}, ok
+}
+
+// Field returns the number of m's field with JSON member name json, and the
+// message its elements are (for a message field).
+func (m Message) Field(json string) (num int32, elem Message, ok bool) {
+	for _, f := range messages[m.i].fields {
+		if f.json == json {
+			return f.num, Message{f.msg}, true
+		}
+	}
+	return 0, Message{}, false
+}
+
+// Transcoder writes protobuf messages as the apiserver's JSON for them. Its
+// zero value is ready; it reuses its buffers, so what it returns is valid
+// until its next call. It is not safe for concurrent use.
+type Transcoder struct {
+	w     *jsonx.Writer
+	occs  []occ // the fields of the messages being written, innermost last
+	depth int
+}
+
+// Object returns the JSON of the object in u: kind and apiVersion from its
+// type, then its members. Errors are a *KindError for a kind the schema does
+// not hold, or a *SyntaxError at the stream offset of the byte at fault.
+func (t *Transcoder) Object(u *Unknown) ([]byte, error) {
+	m, ok := Root(u.Kind)
+	if !ok {
+		return nil, &KindError{APIVersion: u.APIVersion, Kind: u.Kind}
+	}
+	t.reset()
+	o := t.w.BeginObject()
+	o.String("kind", u.Kind)
+	o.String("apiVersion", u.APIVersion)
+	if err := t.members(&o, m.i, u.Raw, u.RawOffset); err != nil {
+		return nil, err
+	}
+	o.End()
+	return t.w.Bytes(), nil
+}
+
+// Message returns the JSON of one m encoded in data, which starts at stream
+// offset base: a list item, say, which has no kind of its own.
+func (t *Transcoder) Message(m Message, data []byte, base int64) ([]byte, error) {
+	t.reset()
+	if err := t.message(m.i, data, base); err != nil {
+		return nil, err
+	}
+	return t.w.Bytes(), nil
+}
+
+func (t *Transcoder) reset() {
+	if t.w == nil {
+		t.w = jsonx.NewWriter()
+	}
+	t.w.Reset()
+	t.occs, t.depth = t.occs[:0], 0
+}
+
+// KindError is an envelope holding a kind the schema does not describe.
+type KindError struct{ APIVersion, Kind string }
+
+func (e *KindError) Error() string {
+	return fmt.Sprintf("protobuf: no schema for kind %q (apiVersion %q)", e.Kind, e.APIVersion)
+}
+
+func (t *Transcoder) message(mi int, data []byte, base int64) error {
+	t.depth++
+	defer func() { t.depth-- }()
+	if t.depth > maxDepth {
+		return &SyntaxError{Offset: base, Msg: "messages nested too deeply"}
+	}
+	switch messages[mi].form {
+	case formObject:
+		o := t.w.BeginObject()
+		if err := t.members(&o, mi, data, base); err != nil {
+			return err
+		}
+		o.End()
+		return nil
+	case formRawJSON:
+		return t.rawJSON(data, base)
+	}
+	return t.special(mi, data, base)
+}
+
+// members writes the fields of message mi as members of o: its own object,
+// or its parent's for an inline message.
+func (t *Transcoder) members(o *jsonx.ObjectWriter, mi int, data []byte, base int64) error {
+	start := len(t.occs)
+	defer func() { t.occs = t.occs[:start] }()
+	var err error
+	if t.occs, err = scanFields(t.occs, data, base); err != nil {
+		return err
+	}
+	// A stable sort by number keeps repeated values in order; the schema's
+	// fields are then found by binary search whatever order they came in.
+	// Children append past this message's fields, so occs stays valid even
+	// when t.occs grows.
+	occs := t.occs[start:]
+	slices.SortStableFunc(occs, func(a, b occ) int { return cmp.Compare(a.num, b.num) })
+	for i := range messages[mi].fields {
+		f := &messages[mi].fields[i]
+		lo, _ := slices.BinarySearchFunc(occs, f.num, func(o occ, n int32) int { return cmp.Compare(o.num, n) })
+		hi := lo
+		for hi < len(occs) && occs[hi].num == f.num {
+			hi++
+		}
+		if err := t.field(o, f, occs[lo:hi]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// field writes one field from its occurrences, none when it is absent.
+func (t *Transcoder) field(o *jsonx.ObjectWriter, f *field, os []occ) error {
+	switch {
+	case f.inline:
+		v := last(os, f)
+		return t.members(o, f.msg, v.data, v.at)
+	case f.repeated || f.isMap || f.pointer:
+		if len(os) == 0 {
+			if !f.omitEmpty {
+				o.Field(f.json)
+				t.w.Null()
+			}
+			return nil
+		}
+		o.Field(f.json)
+		switch {
+		case f.repeated:
+			return t.array(f, os)
+		case f.isMap:
+			return t.mapEntries(f, os)
+		}
+		return t.value(f, os[len(os)-1])
+	}
+	v := last(os, f)
+	if f.omitEmpty && isEmpty(f, v) || f.omitZero && isZeroTime(v) {
+		return nil
+	}
+	o.Field(f.json)
+	return t.value(f, v)
+}
+
+// last is the value of a singular field: its last occurrence, as protobuf
+// has it, or the zero value of its kind when it is absent.
+func last(os []occ, f *field) occ {
+	if len(os) > 0 {
+		return os[len(os)-1]
+	}
+	w := uint8(wireBytes)
+	switch f.kind {
+	case kindBool, kindInt32, kindInt64:
+		w = wireVarint
+	case kindDouble:
+		w = wireFixed64
+	}
+	return occ{num: f.num, wire: w}
+}
+
+// isEmpty is encoding/json's omitempty test for a non-pointer field; it never
+// holds for a struct.
+func isEmpty(f *field, v occ) bool {
+	switch f.kind {
+	case kindString, kindBytes:
+		return len(v.data) == 0
+	case kindMessage:
+		return false
+	}
+	return v.val == 0
+}
+
+// isZeroTime is omitzero on a timestamp (the only type the generator lets
+// carry it): an empty message is the zero time.
+func isZeroTime(v occ) bool { return len(v.data) == 0 }
+
+func (t *Transcoder) array(f *field, os []occ) error {
+	a := t.w.BeginArray()
+	for _, v := range os {
+		if v.wire == wireBytes && f.kind != kindString && f.kind != kindBytes && f.kind != kindMessage {
+			// Packed scalars: one length-delimited run of values.
+			if err := t.packed(&a, f, v); err != nil {
+				return err
+			}
+			continue
+		}
+		a.Next()
+		if err := t.value(f, v); err != nil {
+			return err
+		}
+	}
+	a.End()
+	return nil
+}
+
+func (t *Transcoder) packed(a *jsonx.ArrayWriter, f *field, v occ) error {
+	for p := 0; p < len(v.data); {
+		x, n := uvarint(v.data[p:])
+		if n <= 0 || f.kind == kindDouble {
+			return &SyntaxError{Offset: v.at + int64(p), Msg: "malformed packed field " + f.json}
+		}
+		a.Next()
+		if err := t.value(f, occ{num: v.num, wire: wireVarint, val: x}); err != nil {
+			return err
+		}
+		p += n
+	}
+	return nil
+}
+
+// mapEntries writes a map's entries {1 key, 2 value} as an object with its
+// keys sorted, as encoding/json writes a Go map; a key given twice keeps its
+// last value.
+func (t *Transcoder) mapEntries(f *field, os []occ) error {
+	type entry struct {
+		key string
+		val occ
+	}
+	entries := make([]entry, 0, len(os))
+	for _, e := range os {
+		if e.wire != wireBytes {
+			return wireErr(f, e)
+		}
+		start := len(t.occs)
+		kv, err := scanFields(t.occs, e.data, e.at)
+		t.occs = kv[:start]
+		if err != nil {
+			return err
+		}
+		var ent entry
+		ent.val = last(nil, f)
+		for _, x := range kv[start:] {
+			switch x.num {
+			case 1:
+				if x.wire != wireBytes {
+					return &SyntaxError{Offset: x.at, Msg: "map key of " + f.json + " is not a string"}
+				}
+				ent.key = string(x.data)
+			case 2:
+				ent.val = x
+			}
+		}
+		entries = append(entries, ent)
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
+	o := t.w.BeginObject()
+	for i, e := range entries {
+		if i+1 < len(entries) && entries[i+1].key == e.key {
+			continue
+		}
+		o.Field(e.key)
+		if err := t.value(f, e.val); err != nil {
+			return err
+		}
+	}
+	o.End()
+	return nil
+}
+
+// value writes one value of f's kind.
+func (t *Transcoder) value(f *field, v occ) error {
+	want := uint8(wireVarint)
+	switch f.kind {
+	case kindString, kindBytes, kindMessage:
+		want = wireBytes
+	case kindDouble:
+		want = wireFixed64
+	}
+	if v.wire != want {
+		return wireErr(f, v)
+	}
+	switch f.kind {
+	case kindString:
+		t.w.String(string(v.data))
+	case kindBytes:
+		t.w.String(base64.StdEncoding.EncodeToString(v.data))
+	case kindBool:
+		t.w.Bool(v.val != 0)
+	case kindInt32:
+		t.w.Int64(int64(int32(v.val)))
+	case kindInt64:
+		t.w.Int64(int64(v.val))
+	case kindDouble:
+		return t.double(f, v)
+	case kindMessage:
+		return t.message(f.msg, v.data, v.at)
+	}
+	return nil
+}
+
+func wireErr(f *field, v occ) error {
+	return &SyntaxError{Offset: v.at, Msg: fmt.Sprintf("field %s (%d) has wire type %d", f.json, f.num, v.wire)}
+}
+
+// double writes a float as encoding/json does: fixed notation between 1e-6
+// and 1e21, exponent notation outside, without a leading zero in the exponent.
+func (t *Transcoder) double(f *field, v occ) error {
+	x := math.Float64frombits(v.val)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return &SyntaxError{Offset: v.at, Msg: "field " + f.json + " is not a finite number"}
+	}
+	format := byte('f')
+	if a := math.Abs(x); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	b := strconv.AppendFloat(nil, x, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b = append(b[:n-2], b[n-1])
+		}
+	}
+	t.w.Raw(b)
+	return nil
+}
+
+// rawJSON writes a RawExtension's or FieldsV1's raw bytes, which must be one
+// JSON value; none is null, as their MarshalJSON writes it.
+func (t *Transcoder) rawJSON(data []byte, base int64) error {
+	raw, at, err := t.scalarField(data, base, 1, wireBytes)
+	if err != nil {
+		return err
+	}
+	if len(raw.data) == 0 {
+		t.w.Null()
+		return nil
+	}
+	var r jsonx.Reader
+	r.Reset(raw.data)
+	r.Base = at
+	r.Skip()
+	if r.Err() == nil && !r.AtEnd() {
+		r.Fail("data after the value")
+	}
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("protobuf: embedded JSON: %w", err)
+	}
+	t.w.Raw(raw.data)
+	return nil
+}
+
+// special writes the forms that are one JSON scalar.
+func (t *Transcoder) special(mi int, data []byte, base int64) error {
+	start := len(t.occs)
+	defer func() { t.occs = t.occs[:start] }()
+	var err error
+	if t.occs, err = scanFields(t.occs, data, base); err != nil {
+		return err
+	}
+	var vals [4]occ // the forms' fields are numbered 1 to 3
+	for _, o := range t.occs[start:] {
+		if o.num < int32(len(vals)) {
+			vals[o.num] = o
+		}
+	}
+	switch messages[mi].form {
+	case formTime, formMicroTime:
+		if len(data) == 0 {
+			t.w.Null()
+			return nil
+		}
+		ts := time.Unix(int64(vals[1].val), 0).UTC()
+		layout := time.RFC3339
+		if messages[mi].form == formMicroTime {
+			ns := time.Duration(int32(vals[2].val)).Truncate(time.Microsecond)
+			ts = time.Unix(int64(vals[1].val), int64(ns)).UTC()
+			layout = "2006-01-02T15:04:05.000000Z07:00"
+		}
+		if ts.IsZero() {
+			t.w.Null()
+			return nil
+		}
+		t.w.String(ts.Format(layout))
+	case formDuration:
+		t.w.String(time.Duration(int64(vals[1].val)).String())
+	case formQuantity:
+		if len(vals[1].data) == 0 {
+			t.w.String("0")
+			return nil
+		}
+		t.w.String(string(vals[1].data))
+	case formIntOrString:
+		if vals[1].val == 0 {
+			t.w.Int64(int64(int32(vals[2].val)))
+			return nil
+		}
+		t.w.String(string(vals[3].data))
+	}
+	return nil
+}
+
+// scalarField finds field num of data with the given wire type; absent, it
+// returns the zero occurrence.
+func (t *Transcoder) scalarField(data []byte, base int64, num int32, wire uint8) (occ, int64, error) {
+	start := len(t.occs)
+	defer func() { t.occs = t.occs[:start] }()
+	var err error
+	if t.occs, err = scanFields(t.occs, data, base); err != nil {
+		return occ{}, 0, err
+	}
+	var v occ
+	for _, o := range t.occs[start:] {
+		if o.num == num {
+			if o.wire != wire {
+				return occ{}, 0, &SyntaxError{Offset: o.at, Msg: fmt.Sprintf("field %d has wire type %d", num, o.wire)}
+			}
+			v = o
+		}
+	}
+	return v, v.at, nil
+}
