@@ -115,7 +115,7 @@ func (lw *ListWatch[T]) List(ctx context.Context, opts ListOptions) (*rest.List[
 		body = wd
 	}
 	defer body.Close()
-	list, err := rest.DecodeList(body, lw.Decode, lw.Limits)
+	list, err := rest.DecodeListContent(body, lw.Client.ContentType(), lw.Decode, lw.Limits)
 	if err != nil {
 		return nil, namedBodyError(where, err)
 	}
@@ -156,7 +156,9 @@ func (lw *ListWatch[T]) Watch(ctx context.Context, opts WatchOptions) (watch.Int
 	if grace := lw.stallGrace(); opts.TimeoutSeconds > 0 && grace >= 0 {
 		body = newWatchdogBody(body, where, time.Duration(opts.TimeoutSeconds)*time.Second+grace)
 	}
-	d := watch.NewDecoder(body, lw.Decode, lw.Decoder)
+	dopts := lw.Decoder
+	dopts.ContentType = lw.Client.ContentType()
+	d := watch.NewDecoder(body, lw.Decode, dopts)
 	return watch.NewStreamWatcher(body, d, where), nil
 }
 

@@ -71,6 +71,13 @@ type Config struct {
 	// Proxy picks a proxy per request; nil means HTTPS_PROXY/NO_PROXY from the
 	// environment as NewClient finds it (see ProxyFromEnvironment).
 	Proxy func(*http.Request) (*url.URL, error)
+	// ContentType is the format lists and watches are asked for: "" or
+	// ContentTypeJSON, or ContentTypeProtobuf, the kubelet's. With protobuf an
+	// answer in any other format fails with a *ContentTypeError (podwatch does
+	// not fall back to JSON as the kubelet may: asking for protobuf is asking
+	// to see it), and error answers, which come in protobuf too, are read as
+	// such.
+	ContentType string
 	// DisableCompression stops asking for gzip bodies.
 	DisableCompression bool
 	// DisableHTTP2 forces HTTP/1.1 even over TLS.
@@ -97,6 +104,7 @@ type Client struct {
 	token      *tokenSource
 	timeout    time.Duration
 	maxRetries int
+	protobuf   bool
 	// sleep waits d or until ctx ends; tests replace it to keep retries fast.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -105,6 +113,10 @@ type Client struct {
 // material that cannot be read or parsed, naming the file at fault.
 func NewClient(cfg Config) (*Client, error) {
 	base, err := parseHost(cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	protobuf, err := parseContentType(cfg.ContentType)
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +144,7 @@ func NewClient(cfg Config) (*Client, error) {
 		token:      newTokenSource(cfg.BearerToken, cfg.BearerTokenFile),
 		timeout:    cfg.Timeout,
 		maxRetries: cfg.MaxRetries,
+		protobuf:   protobuf,
 		sleep:      sleepCtx,
 	}
 	if c.userAgent == "" {

@@ -151,6 +151,11 @@ func (r *Request) send(ctx context.Context, headerTimeout time.Duration) (*http.
 		defer cancel(nil)
 		return nil, statusError(where, resp)
 	}
+	if err := r.checkContentType(where, resp); err != nil {
+		resp.Body.Close()
+		cancel(nil)
+		return nil, err
+	}
 	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil
 }
@@ -163,7 +168,7 @@ func bodyReader(b []byte) io.Reader {
 }
 
 func (r *Request) setHeaders(req *http.Request, token string) {
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", r.accept())
 	req.Header.Set("User-Agent", r.c.userAgent)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -188,7 +193,7 @@ func transportError(ctx context.Context, where string, headerTimeout time.Durati
 func statusError(where string, resp *http.Response) error {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
-	return NewStatusError(where, resp.StatusCode, resp.Header, body)
+	return NewStatusError(where, resp.StatusCode, resp.Header, protobufStatusBody(resp.Header, body))
 }
 
 // cancelOnClose releases the request's context when the caller closes the body.

@@ -7,8 +7,10 @@ import (
 	"io"
 
 	"github.com/podwatch/podwatch/internal/stream"
+	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
+	"github.com/podwatch/podwatch/rest/protowire"
 )
 
 // DecoderOptions tunes a Decoder; the zero value works.
@@ -16,8 +18,12 @@ type DecoderOptions struct {
 	// MaxFrameSize bounds one event's bytes, and so the Decoder's buffer;
 	// 0 means DefaultMaxFrameSize.
 	MaxFrameSize int
-	// KeepRaw sets Event.Raw to a copy of each event's bytes.
+	// KeepRaw sets Event.Raw to a copy of each event's bytes (for protobuf,
+	// the event as the JSON the server would have sent for it).
 	KeepRaw bool
+	// ContentType is the stream's format: "" or rest.ContentTypeJSON, or
+	// rest.ContentTypeProtobuf (length-prefixed WatchEvent frames).
+	ContentType string
 }
 
 // DefaultMaxFrameSize is the default bound on one event. The apiserver refuses
@@ -39,6 +45,9 @@ type Decoder[T any] struct {
 	err    error // sticky: once Decode fails it keeps failing the same way
 
 	jr jsonx.Reader // reused for the envelope, so its scratch space is too
+
+	protobuf bool
+	pb       protowire.Transcoder
 }
 
 // NewDecoder returns a Decoder reading r and decoding each event's object with
@@ -50,7 +59,8 @@ func NewDecoder[T any](r io.Reader, decode meta.DecodeFunc[T], opts DecoderOptio
 	if limit <= 0 {
 		limit = DefaultMaxFrameSize
 	}
-	return &Decoder[T]{in: stream.NewReader(r, limit), decode: decode, limit: limit, keep: opts.KeepRaw}
+	return &Decoder[T]{in: stream.NewReader(r, limit), decode: decode, limit: limit, keep: opts.KeepRaw,
+		protobuf: opts.ContentType == rest.ContentTypeProtobuf}
 }
 
 // Decode returns the next event. It reads only until that event's closing brace
@@ -59,7 +69,10 @@ func NewDecoder[T any](r io.Reader, decode meta.DecodeFunc[T], opts DecoderOptio
 // It returns io.EOF when the stream ends between events (whitespace allowed), an
 // error wrapping io.ErrUnexpectedEOF when it ends inside one, an error wrapping
 // the reader's when a Read fails, *jsonx.SyntaxError, *FrameTooLargeError,
-// *UnknownEventTypeError or *ObjectError for bad events. A server ERROR event is
+// *UnknownEventTypeError or *ObjectError for bad events; a protobuf stream's
+// malformed frames are a *protowire.SyntaxError or *protowire.MagicError at
+// their stream offset, and a frame over the limit a *FrameTooLargeError found
+// from its length prefix, before any of it is read. A server ERROR event is
 // not an error of Decode: it is returned as an Event whose Err is a
 // *rest.StatusError. After an error every call returns the same error.
 func (d *Decoder[T]) Decode() (Event[T], error) {
@@ -75,6 +88,9 @@ func (d *Decoder[T]) Decode() (Event[T], error) {
 }
 
 func (d *Decoder[T]) next() (Event[T], error) {
+	if d.protobuf {
+		return d.nextProtobuf()
+	}
 	frame, off, err := d.frame()
 	if err != nil {
 		return Event[T]{}, err

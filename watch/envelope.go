@@ -30,21 +30,27 @@ func (d *Decoder[T]) event(frame []byte, off int64) (Event[T], error) {
 	if env.obj == nil {
 		return Event[T]{}, &jsonx.SyntaxError{Offset: off, Msg: `event has no "object"`}
 	}
-	typ, ok := eventType(env.typ)
+	return d.typed(env.typ, env.obj, off, off+int64(env.objAt))
+}
+
+// typed builds the event of type typ whose object's JSON, at stream offset
+// objOff, is obj: the logic both content types share.
+func (d *Decoder[T]) typed(rawType, obj []byte, off, objOff int64) (Event[T], error) {
+	typ, ok := eventType(rawType)
 	if !ok {
-		return Event[T]{}, &UnknownEventTypeError{Offset: off, Type: string(env.typ)}
+		return Event[T]{}, &UnknownEventTypeError{Offset: off, Type: string(rawType)}
 	}
-	objOff := off + int64(env.objAt)
 	ev := Event[T]{Type: typ, Offset: off}
+	var err error
 	if typ == Error {
-		st, err := meta.ParseStatus(env.obj)
+		st, err := meta.ParseStatus(obj)
 		if err != nil {
 			return Event[T]{}, objectError(objOff, typ, err)
 		}
 		ev.Err = rest.NewStatusErrorFromStatus("", st)
 		return ev, nil
 	}
-	if ev.Object, err = d.decode(env.obj); err != nil {
+	if ev.Object, err = d.decode(obj); err != nil {
 		return Event[T]{}, objectError(objOff, typ, err)
 	}
 	return ev, nil

@@ -132,3 +132,11 @@ func ParseWatchEvent(b []byte, base int64) (WatchEvent, error) {
 	}
 	return ev, nil
 }
+
+// ParseTypeMeta reads an envelope's typeMeta field (apiVersion, kind), for a
+// reader that streams the envelope rather than parsing it whole.
+func ParseTypeMeta(b []byte, base int64) (apiVersion, kind string, err error) {
+	var u Unknown
+	err = u.typeMeta(occ{data: b, at: base})
+	return u.APIVersion, u.Kind, err
+}
