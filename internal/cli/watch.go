@@ -53,6 +53,7 @@ type sessionExtras struct {
 
 // runSession builds the client and the session for p and runs it.
 func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg rest.Config, x sessionExtras) (err error) {
+	cfg.ContentType = f.restContentType()
 	log := newLogger(e.Stderr, f.verbosity)
 	tr, closeTrace, err := f.trace.openTrace(e, log)
 	if err != nil {
