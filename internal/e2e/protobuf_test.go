@@ -1,0 +1,253 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/cluster"
+	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/protowire"
+)
+
+// TestProtobufTranscodesAsTheServerWritesJSON fetches real pods, the recorded
+// testdata pod among them, in both content types and checks that the
+// protobuf answer, transcoded, is the JSON answer.
+func TestProtobufTranscodesAsTheServerWritesJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a real kube-apiserver (make test runs it)")
+	}
+	c, ctx := startCluster(t, 3*wait)
+	if err := c.EnsureNamespace(ctx, "demo"); err != nil {
+		t.Fatalf("namespace: %v", err)
+	}
+	if _, err := c.CreatePod(ctx, "demo", "web", node, map[string]string{"app": "web"}); err != nil {
+		t.Fatalf("create pod: %v", err)
+	}
+	createRecordedPod(t, ctx, c)
+	for _, name := range []string{"web", "recorded"} {
+		path := "/api/v1/namespaces/demo/pods/" + name
+		js := get(t, ctx, c, path, rest.ContentTypeJSON, http.StatusOK)
+		pb := get(t, ctx, c, path, rest.ContentTypeProtobuf, http.StatusOK)
+		u, err := protowire.ParseEnvelope(pb, 0)
+		if err != nil {
+			t.Fatalf("%s: envelope: %v", name, err)
+		}
+		var tc protowire.Transcoder
+		got, err := tc.Object(u)
+		if err != nil {
+			t.Fatalf("%s: transcode: %v", name, err)
+		}
+		if d := cmp.Diff(asJSON(t, js), asJSON(t, got)); d != "" {
+			t.Errorf("%s: transcoded protobuf differs from the JSON answer (-json +protobuf):\n%s", name, d)
+		}
+	}
+
+	// A list, decoded both ways, gives the same pods.
+	lists := map[string][]any{}
+	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
+		body := get(t, ctx, c, "/api/v1/namespaces/demo/pods", ct, http.StatusOK)
+		l, err := rest.DecodeListContent(bytes.NewReader(body), ct, api.DecodePod, rest.ListLimits{})
+		if err != nil {
+			t.Fatalf("decode %s list: %v", ct, err)
+		}
+		if l.Kind != "PodList" || l.Metadata.ResourceVersion == "" || len(l.Items) != 2 {
+			t.Fatalf("%s list: kind %q rv %q %d items, want a PodList with an rv and 2 items", ct, l.Kind, l.Metadata.ResourceVersion, len(l.Items))
+		}
+		for _, p := range l.Items {
+			b, _ := p.MarshalJSON()
+			lists[ct] = append(lists[ct], asJSON(t, b))
+		}
+	}
+	if d := cmp.Diff(lists[rest.ContentTypeJSON], lists[rest.ContentTypeProtobuf]); d != "" {
+		t.Errorf("list items differ (-json +protobuf):\n%s", d)
+	}
+
+	// An error answer to a protobuf client is a protobuf Status; the client
+	// reads it as it reads the JSON one.
+	errs := map[string]*rest.StatusError{}
+	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
+		client, err := rest.NewClient(rest.Config{Host: c.URL, BearerToken: c.AdminToken, TLS: rest.TLSConfig{CAData: c.CAData}, ContentType: ct})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = client.Get().Namespace("demo").Resource("pods").Name("missing").Do(ctx)
+		se, ok := rest.AsStatusError(err)
+		if !ok || !rest.IsNotFound(err) || se.Body != "" {
+			t.Fatalf("%s: got %v, want a 404 Status", ct, err)
+		}
+		se.Where = ""
+		errs[ct] = se
+	}
+	if d := cmp.Diff(errs[rest.ContentTypeJSON], errs[rest.ContentTypeProtobuf]); d != "" {
+		t.Errorf("404 Status differs (-json +protobuf):\n%s", d)
+	}
+}
+
+// TestProtobufWatchMatchesJSON runs two reflectors of node's pods, one per
+// content type, through the same changes (a watch list, then creates,
+// updates, a deletion, with bookmarks on) and checks they push the same
+// snapshots, pod for pod equal as JSON.
+func TestProtobufWatchMatchesJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a real kube-apiserver (make test runs it)")
+	}
+	c, ctx := startCluster(t, 4*wait)
+	if err := c.EnsureNamespace(ctx, "demo"); err != nil {
+		t.Fatalf("namespace: %v", err)
+	}
+	if _, err := c.CreatePod(ctx, "demo", "before", node, nil); err != nil {
+		t.Fatalf("create pod: %v", err)
+	}
+	logs := map[string]*jsonPushLog{}
+	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
+		client, err := rest.NewClient(rest.Config{Host: c.URL, BearerToken: c.NodeToken, TLS: rest.TLSConfig{CAData: c.CAData}, ContentType: ct})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := &jsonPushLog{}
+		store := cache.NewUndeltaStore(l.push, cache.MetaNamespaceKey[*api.Pod])
+		r := cache.NewReflector(nodeListWatch(client), store, cache.ReflectorOptions{WatchList: true, MinWatchTimeout: 5 * time.Second})
+		goUntilCleanup(t, ctx, "reflector "+ct, func(ctx context.Context) { r.Run(ctx) })
+		logs[ct] = l
+	}
+	rv, err := c.CreatePod(ctx, "demo", "after", node, map[string]string{"v": "1"})
+	if err == nil {
+		rv, err = c.UpdatePodLabels(ctx, "demo", "after", map[string]string{"v": "2"})
+	}
+	if err == nil {
+		rv, err = c.SetPodPhase(ctx, "demo", "after", "Running")
+	}
+	if err == nil {
+		zero := int64(0)
+		rv, err = c.DeletePod(ctx, "demo", "before", &zero)
+	}
+	if err != nil {
+		t.Fatalf("change pods: %v", err)
+	}
+	for ct, l := range logs {
+		if !poll(ctx, func() bool { return l.reached(rv) }) {
+			t.Fatalf("%s reflector never pushed rv %s; pushed %v", ct, rv, l.rvs())
+		}
+	}
+	j, p := logs[rest.ContentTypeJSON].all(), logs[rest.ContentTypeProtobuf].all()
+	if d := cmp.Diff(j, p); d != "" {
+		t.Errorf("pushes differ (-json +protobuf):\n%s", d)
+	}
+}
+
+type jsonSnapshot struct {
+	RV   string
+	Pods []any
+}
+
+// jsonPushLog records each push as its pods' JSON.
+type jsonPushLog struct {
+	mu    sync.Mutex
+	snaps []jsonSnapshot
+}
+
+func (l *jsonPushLog) push(items []*api.Pod, rv string) {
+	s := jsonSnapshot{RV: rv}
+	for _, p := range items {
+		b, _ := p.MarshalJSON()
+		var v any
+		_ = json.Unmarshal(b, &v)
+		s.Pods = append(s.Pods, v)
+	}
+	l.mu.Lock()
+	l.snaps = append(l.snaps, s)
+	l.mu.Unlock()
+}
+
+func (l *jsonPushLog) all() []jsonSnapshot {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.snaps)
+}
+
+func (l *jsonPushLog) rvs() []string {
+	var rvs []string
+	for _, s := range l.all() {
+		rvs = append(rvs, s.RV)
+	}
+	return rvs
+}
+
+func (l *jsonPushLog) reached(rv string) bool {
+	for _, s := range l.all() {
+		if atLeast(s.RV, rv) {
+			return true
+		}
+	}
+	return false
+}
+
+// createRecordedPod creates testdata/pod.json's pod as demo/recorded on
+// node, its status set as recorded.
+func createRecordedPod(t *testing.T, ctx context.Context, c *cluster.Cluster) {
+	t.Helper()
+	b, err := os.ReadFile("../../testdata/pod.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pod map[string]any
+	if err := json.Unmarshal(b, &pod); err != nil {
+		t.Fatal(err)
+	}
+	md := pod["metadata"].(map[string]any)
+	for _, k := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields", "generateName", "ownerReferences", "generation"} {
+		delete(md, k)
+	}
+	md["name"], md["namespace"] = "recorded", "demo"
+	pod["spec"].(map[string]any)["nodeName"] = node
+	status := pod["status"]
+	delete(pod, "status")
+	var created map[string]any
+	if err := c.Do(ctx, http.MethodPost, "/api/v1/namespaces/demo/pods", pod, &created); err != nil {
+		t.Fatalf("create the recorded pod: %v", err)
+	}
+	created["status"] = status
+	if err := c.Do(ctx, http.MethodPut, "/api/v1/namespaces/demo/pods/recorded/status", created, nil); err != nil {
+		t.Fatalf("set the recorded pod's status: %v", err)
+	}
+}
+
+func get(t *testing.T, ctx context.Context, c *cluster.Cluster, path, accept string, want int) []byte {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", accept)
+	resp, err := c.Client(c.AdminToken).Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != want {
+		t.Fatalf("GET %s as %s: %d %v, want %d", path, accept, resp.StatusCode, err, want)
+	}
+	return b
+}
+
+func asJSON(t *testing.T, b []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("not JSON: %v: %s", err, b)
+	}
+	return v
+}
