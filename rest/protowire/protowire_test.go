@@ -1,0 +1,153 @@
+package protowire
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// The helpers build protobuf by hand, as the apiserver encodes it.
+func varint(b []byte, x uint64) []byte {
+	for x >= 0x80 {
+		b = append(b, byte(x)|0x80)
+		x >>= 7
+	}
+	return append(b, byte(x))
+}
+
+func bytesField(num int, v []byte) []byte {
+	b := varint(nil, uint64(num)<<3|wireBytes)
+	b = varint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+func varintField(num int, v uint64) []byte {
+	return varint(varint(nil, uint64(num)<<3|wireVarint), v)
+}
+
+func cat(parts ...[]byte) []byte {
+	var b []byte
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
+}
+
+func envelope(apiVersion, kind string, raw []byte) []byte {
+	tm := cat(bytesField(1, []byte(apiVersion)), bytesField(2, []byte(kind)))
+	return cat(Magic, bytesField(1, tm), bytesField(2, raw), bytesField(3, nil), bytesField(4, nil))
+}
+
+func TestTranscodeForms(t *testing.T) {
+	meta := cat(
+		bytesField(1, []byte("web")),
+		bytesField(8, cat(varintField(1, 1764758400), varintField(2, 5))), // creationTimestamp
+		bytesField(11, cat(bytesField(1, []byte("b")), bytesField(2, []byte("2")))),
+		bytesField(11, cat(bytesField(1, []byte("a")), bytesField(2, []byte("1")))),
+	)
+	container := cat(
+		bytesField(1, []byte("main")),
+		bytesField(8, cat( // resources
+			bytesField(1, cat(bytesField(1, []byte("cpu")), bytesField(2, bytesField(1, []byte("100m"))))),
+		)),
+	)
+	spec := cat(bytesField(2, container), bytesField(10, []byte("node-a")))
+	pod := cat(bytesField(1, meta), bytesField(2, spec))
+	var tc Transcoder
+	u, err := ParseEnvelope(envelope("v1", "Pod", pod), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tc.Object(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web","creationTimestamp":"2025-12-03T10:40:00Z","labels":{"a":"1","b":"2"}},` +
+		`"spec":{"containers":[{"name":"main","resources":{"limits":{"cpu":"100m"}}}],"nodeName":"node-a"},"status":{}}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestEnvelopeErrors(t *testing.T) {
+	_, err := ParseEnvelope([]byte("{\"kind\":1}"), 7)
+	var me *MagicError
+	if !errors.As(err, &me) || me.Offset != 7 {
+		t.Errorf("JSON body: got %v, want a *MagicError at 7", err)
+	}
+	// A field whose length runs past the message.
+	bad := cat(Magic, varint(nil, 1<<3|wireBytes), varint(nil, 100), []byte("v1"))
+	_, err = ParseEnvelope(bad, 0)
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Offset != 5 {
+		t.Errorf("overlong field: got %v, want a *SyntaxError at 5 (the length)", err)
+	}
+	var tc Transcoder
+	_, err = tc.Object(&Unknown{APIVersion: "v1", Kind: "Secret"})
+	var ke *KindError
+	if !errors.As(err, &ke) {
+		t.Errorf("unknown kind: got %v, want a *KindError", err)
+	}
+}
+
+// TestFormLayouts checks that the fields the generator found for each form
+// are those the transcoder reads by number.
+func TestFormLayouts(t *testing.T) {
+	want := map[form][]kind{
+		formTime:        {kindInt64, kindInt32},
+		formQuantity:    {kindString},
+		formIntOrString: {kindInt64, kindInt32, kindString},
+		formRawJSON:     {kindBytes},
+	}
+	seen := map[form]bool{}
+	for _, m := range messages {
+		k, ok := want[m.form]
+		if !ok {
+			continue
+		}
+		seen[m.form] = true
+		for i, f := range m.fields {
+			if int(f.num) != i+1 || i >= len(k) || f.kind != k[i] {
+				t.Errorf("%s: field %d is %d/%d, want number %d of kind %v", m.name, i, f.num, f.kind, i+1, k)
+			}
+		}
+	}
+	for f := range want {
+		if !seen[f] {
+			t.Errorf("no message of form %d in the schema", f)
+		}
+	}
+}
+
+func FuzzTranscode(f *testing.F) {
+	f.Add(envelope("v1", "Pod", cat(bytesField(1, bytesField(1, []byte("web"))))))
+	f.Add(envelope("v1", "Status", cat(bytesField(3, []byte("gone")), varintField(6, 410))))
+	f.Add(envelope("v1", "PodList", bytesField(2, bytesField(1, bytesField(1, []byte("a"))))))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		u, err := ParseEnvelope(b, 0)
+		if err != nil {
+			return
+		}
+		var tc Transcoder
+		out, err := tc.Object(u)
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("transcoded to invalid JSON: %s", out)
+		}
+	})
+}
+
+func FuzzParseWatchEvent(f *testing.F) {
+	f.Add(cat(bytesField(1, []byte("ADDED")), bytesField(2, bytesField(1, envelope("v1", "Pod", nil)))))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ev, err := ParseWatchEvent(b, 0)
+		if err != nil {
+			return
+		}
+		if ev.HasObject && len(ev.Object) > len(b) {
+			t.Fatalf("object longer than the frame")
+		}
+	})
+}
