@@ -1,0 +1,154 @@
+package watch
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/protowire"
+)
+
+// The helpers build protobuf frames by hand, as the apiserver sends them.
+func pbVarint(b []byte, x uint64) []byte {
+	for x >= 0x80 {
+		b = append(b, byte(x)|0x80)
+		x >>= 7
+	}
+	return append(b, byte(x))
+}
+
+func pbBytes(num int, v []byte) []byte {
+	b := pbVarint(nil, uint64(num)<<3|2)
+	return append(pbVarint(b, uint64(len(v))), v...)
+}
+
+func pbEnvelope(kind string, raw []byte) []byte {
+	tm := append(pbBytes(1, []byte("v1")), pbBytes(2, []byte(kind))...)
+	return append(append(bytes.Clone(protowire.Magic), pbBytes(1, tm)...), pbBytes(2, raw)...)
+}
+
+// pbFrame is one watch frame: its length, then a WatchEvent.
+func pbFrame(typ string, envelope []byte) []byte {
+	ev := append(pbBytes(1, []byte(typ)), pbBytes(2, pbBytes(1, envelope))...)
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(ev))), ev...)
+}
+
+func pbPod(name, rv string) []byte {
+	meta := append(pbBytes(1, []byte(name)), pbBytes(6, []byte(rv))...)
+	return pbFrame("ADDED", pbEnvelope("Pod", pbBytes(1, meta)))
+}
+
+func pbDecoder(r io.Reader, limit int) *Decoder[testObj] {
+	return NewDecoder(r, decodeTestObj, DecoderOptions{ContentType: rest.ContentTypeProtobuf, MaxFrameSize: limit})
+}
+
+func TestProtobufEvents(t *testing.T) {
+	status := append(pbBytes(3, []byte("too old")), pbBytes(4, []byte("Expired"))...)
+	status = append(status, 6<<3, 0x9a, 0x03) // code 410
+	stream := append(pbPod("a", "5"), pbFrame("ERROR", pbEnvelope("Status", status))...)
+	d := pbDecoder(bytes.NewReader(stream), 0)
+	ev, err := d.Decode()
+	if err != nil || ev.Type != Added || ev.Object.Name != "a" || ev.Object.ResourceVersion != "5" || ev.Offset != 0 {
+		t.Fatalf("first event: got %+v, %v; want ADDED a at rv 5, offset 0", ev, err)
+	}
+	ev, err = d.Decode()
+	if err != nil || ev.Type != Error || !rest.IsGone(ev.Err) || ev.Offset != int64(len(pbPod("a", "5"))) {
+		t.Fatalf("second event: got %+v, %v; want an ERROR 410 after the first frame", ev, err)
+	}
+	if _, err := d.Decode(); err != io.EOF {
+		t.Fatalf("after the last frame: got %v, want io.EOF", err)
+	}
+}
+
+func TestProtobufFrameErrors(t *testing.T) {
+	pod := pbPod("a", "1")
+	huge := binary.BigEndian.AppendUint32(nil, 0xffffffff)
+	notMagic := pbFrame("ADDED", append([]byte("{}\x00\x00"), pbBytes(2, nil)...))
+	tests := []struct {
+		name   string
+		stream []byte
+		check  func(error) bool
+	}{
+		{"4 GiB length", append(bytes.Clone(pod), huge...), func(err error) bool {
+			var fe *FrameTooLargeError
+			return errors.As(err, &fe) && fe.Offset == int64(len(pod))
+		}},
+		{"truncated frame", append(bytes.Clone(pod), pod[:len(pod)-3]...), func(err error) bool {
+			return errors.Is(err, io.ErrUnexpectedEOF)
+		}},
+		{"truncated length", append(bytes.Clone(pod), 0, 0), func(err error) bool {
+			return errors.Is(err, io.ErrUnexpectedEOF)
+		}},
+		{"wrong magic", append(bytes.Clone(pod), notMagic...), func(err error) bool {
+			var me *protowire.MagicError
+			return errors.As(err, &me) && me.Offset > int64(len(pod))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := pbDecoder(bytes.NewReader(tt.stream), 1<<20)
+			if _, err := d.Decode(); err != nil {
+				t.Fatalf("first event: %v", err)
+			}
+			_, err := d.Decode()
+			if !tt.check(err) {
+				t.Fatalf("got %v (%T)", err, err)
+			}
+			if d.in.Size() > 64<<10 {
+				t.Errorf("buffer grew to %d bytes", d.in.Size())
+			}
+		})
+	}
+}
+
+// TestProtobufNeverWaitsForTheNextFrame decodes frames from a net.Pipe whose
+// writer holds each next frame back until the one before is decoded.
+func TestProtobufNeverWaitsForTheNextFrame(t *testing.T) {
+	client, server := net.Pipe()
+	t.Cleanup(func() { client.Close(); server.Close() })
+	next := make(chan struct{})
+	frames := [][]byte{pbPod("a", "1"), pbPod("b", "2"), pbPod("c", "3")}
+	go func() {
+		defer server.Close()
+		for _, f := range frames {
+			// In two writes, the cut inside the length prefix.
+			if _, err := server.Write(f[:2]); err != nil {
+				return
+			}
+			if _, err := server.Write(f[2:]); err != nil {
+				return
+			}
+			select {
+			case <-next:
+			case <-time.After(testWait):
+				return
+			}
+		}
+	}()
+	d := pbDecoder(client, 0)
+	for i, want := range []string{"a", "b", "c"} {
+		ev, err := decodeWithin(t, d)
+		if err != nil || ev.Object.Name != want {
+			t.Fatalf("frame %d: got %+v, %v; want %s", i, ev, err, want)
+		}
+		next <- struct{}{}
+	}
+}
+
+func FuzzProtobufDecoder(f *testing.F) {
+	f.Add(append(pbPod("a", "1"), pbPod("b", "2")...))
+	f.Add(binary.BigEndian.AppendUint32(nil, 0xffffffff))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := pbDecoder(bytes.NewReader(b), 1<<16)
+		for range 100 {
+			if _, err := d.Decode(); err != nil {
+				return
+			}
+		}
+	})
+}
