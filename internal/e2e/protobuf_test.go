@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -265,4 +267,186 @@ func asJSON(t *testing.T, b []byte) any {
 		t.Fatalf("not JSON: %v: %s", err, b)
 	}
 	return v
+}
+
+// TestProtobufGoneRelists compacts etcd and restarts the apiserver under a
+// protobuf watch: the 410 comes as a protobuf ERROR event holding a Status,
+// which the reflector reads as a 410 and answers with a relist.
+func TestProtobufGoneRelists(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a real kube-apiserver (make test runs it)")
+	}
+	c, ctx := startCluster(t, 4*wait)
+	const ns = "gone"
+	if err := c.EnsureNamespace(ctx, ns); err != nil {
+		t.Fatalf("namespace: %v", err)
+	}
+	rv, err := c.CreatePod(ctx, ns, "before", node, nil)
+	if err != nil {
+		t.Fatalf("create pod: %v", err)
+	}
+	answers := &contentTypeLog{}
+	client, err := rest.NewClient(rest.Config{Host: c.URL, BearerToken: c.NodeToken, TLS: rest.TLSConfig{CAData: c.CAData},
+		ContentType: rest.ContentTypeProtobuf, WrapTransport: answers.wrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, pushes, steps := runReflector(t, ctx, nodeListWatch(client), cache.ReflectorOptions{Backoff: quick})
+	waitConverged(t, ctx, c, pushes, rv)
+	if !poll(ctx, func() bool { return answers.watching() }) {
+		t.Fatalf("no watch open within %s", wait)
+	}
+	before := r.LastSyncResourceVersion()
+	if _, err := c.CreatePod(ctx, ns, "elsewhere", otherNode, nil); err != nil {
+		t.Fatalf("create pod on %s: %v", otherNode, err)
+	}
+	if _, err := c.CompactEtcd(ctx); err != nil {
+		t.Fatalf("CompactEtcd: %v", err)
+	}
+	if err := c.RestartAPIServer(ctx); err != nil {
+		t.Fatalf("RestartAPIServer: %v", err)
+	}
+	var relist cache.Step
+	if !poll(ctx, func() bool {
+		i := slices.IndexFunc(steps.all(), func(s cache.Step) bool { return s.Kind == cache.StepRelist })
+		if i >= 0 {
+			relist = steps.all()[i]
+		}
+		return i >= 0
+	}) {
+		t.Fatalf("no relist within %s; steps:%s", wait, steps.summary())
+	}
+	if !rest.IsGone(relist.Err) {
+		t.Fatalf("relist because of %v, want a 410", relist.Err)
+	}
+	t.Logf("reflector at %s; the 410: %v; watches answered: %v", before, relist.Err, answers.all())
+	rv, err = c.CreatePod(ctx, ns, "after", node, nil)
+	if err != nil {
+		t.Fatalf("create pod after the restart: %v", err)
+	}
+	waitConverged(t, ctx, c, pushes, rv)
+	checkPushes(t, pushes.all())
+	for _, a := range answers.all() {
+		if a != "200 "+rest.ContentTypeProtobuf+";stream=watch" && a != "200 "+rest.ContentTypeProtobuf {
+			t.Errorf("an answer was %q, want protobuf", a)
+		}
+	}
+}
+
+// contentTypeLog records the status and Content-Type of each 2xx answer.
+type contentTypeLog struct {
+	mu      sync.Mutex
+	answers []string
+	watches int
+}
+
+func (l *contentTypeLog) wrap(next http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := next.RoundTrip(req)
+		if err != nil || resp.StatusCode/100 != 2 {
+			return resp, err
+		}
+		l.mu.Lock()
+		l.answers = append(l.answers, fmt.Sprintf("%d %s", resp.StatusCode, resp.Header.Get("Content-Type")))
+		if req.URL.Query().Get("watch") == "true" {
+			l.watches++
+		}
+		l.mu.Unlock()
+		return resp, nil
+	})
+}
+
+func (l *contentTypeLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.answers)
+}
+
+func (l *contentTypeLog) watching() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.watches > 0
+}
+
+// TestProtobufCommandMatchesJSON runs podwatch watch -o json --mode snapshot
+// twice, in each content type, through the same changes, and checks they
+// print the same lines (equal as JSON, the config.seen annotation aside);
+// the protobuf one then exits 0 on Ctrl-C.
+func TestProtobufCommandMatchesJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a real kube-apiserver (make test runs it)")
+	}
+	c, ctx := startCluster(t, 4*wait)
+	const ns = "cmd"
+	if err := c.EnsureNamespace(ctx, ns); err != nil {
+		t.Fatalf("namespace: %v", err)
+	}
+	if _, err := c.CreatePod(ctx, ns, "first", node, nil); err != nil {
+		t.Fatalf("create pod: %v", err)
+	}
+	dir := t.TempDir()
+	bin := buildCommand(t, ctx, dir)
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, c.Kubeconfig(c.NodeToken), 0o600); err != nil {
+		t.Fatalf("write kubeconfig: %v", err)
+	}
+	procs := map[string]*process{}
+	for _, ct := range []string{"json", "protobuf"} {
+		procs[ct] = startCommand(t, ctx, bin, "watch", "--kubeconfig", kubeconfig, "--node", node,
+			"-o", "json", "--mode", "snapshot", "--content-type", ct)
+	}
+	printed := map[string][]any{}
+	for ct, p := range procs {
+		printed[ct] = append(printed[ct], rawLine(t, p))
+	}
+	_, err := c.CreatePod(ctx, ns, "second", node, map[string]string{"step": "1"})
+	if err == nil {
+		_, err = c.UpdatePodLabels(ctx, ns, "second", map[string]string{"step": "2"})
+	}
+	if err == nil {
+		_, err = c.DeletePod(ctx, ns, "second", &zero)
+	}
+	if err != nil {
+		t.Fatalf("change pods: %v", err)
+	}
+	// Each change is one push: ADDED, MODIFIED, MODIFIED (deleting), DELETED.
+	for ct, p := range procs {
+		for range 4 {
+			printed[ct] = append(printed[ct], rawLine(t, p))
+		}
+	}
+	if d := cmp.Diff(printed["json"], printed["protobuf"]); d != "" {
+		t.Errorf("printed updates differ (-json +protobuf):\n%s", d)
+	}
+	p := procs["protobuf"]
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatalf("interrupt: %v", err)
+	}
+	if err := p.waitExit(t); err != nil {
+		t.Fatalf("podwatch --content-type protobuf after Ctrl-C: %v; stderr:\n%s", err, p.stderr())
+	}
+}
+
+// rawLine returns the next line p prints as JSON, without the pods'
+// kubernetes.io/config.seen annotation, the time each process saw them.
+func rawLine(t *testing.T, p *process) any {
+	t.Helper()
+	var line string
+	select {
+	case line = <-p.lines:
+	case <-time.After(wait):
+		t.Fatalf("no update printed within %s; stderr:\n%s", wait, p.stderr())
+	}
+	var u map[string]any
+	if err := json.Unmarshal([]byte(line), &u); err != nil {
+		t.Fatalf("line %q is not an update: %v", line, err)
+	}
+	pods, _ := u["pods"].([]any)
+	for _, pod := range pods {
+		md, _ := pod.(map[string]any)["metadata"].(map[string]any)
+		if ann, ok := md["annotations"].(map[string]any); ok {
+			delete(ann, "kubernetes.io/config.seen")
+		}
+	}
+	return u
 }
