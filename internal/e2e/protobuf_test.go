@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,6 +23,9 @@ import (
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
+
+var updateProtobufTestdata = flag.Bool("update-protobuf-testdata", false,
+	"write the recorded pod, as the real apiserver answers it in each content type, to rest/protowire/testdata")
 
 // TestProtobufTranscodesAsTheServerWritesJSON fetches real pods, the recorded
 // testdata pod among them, in both content types and checks that the
@@ -53,6 +57,13 @@ func TestProtobufTranscodesAsTheServerWritesJSON(t *testing.T) {
 		}
 		if d := cmp.Diff(asJSON(t, js), asJSON(t, got)); d != "" {
 			t.Errorf("%s: transcoded protobuf differs from the JSON answer (-json +protobuf):\n%s", name, d)
+		}
+		if *updateProtobufTestdata && name == "recorded" {
+			for file, b := range map[string][]byte{"pod.pb": pb, "pod.json": js} {
+				if err := os.WriteFile(filepath.Join("../../rest/protowire/testdata", file), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 	}
 

@@ -42,7 +42,8 @@ func (m Message) Field(json string) (num int32, elem Message, ok bool) {
 // until its next call. It is not safe for concurrent use.
 type Transcoder struct {
 	w     *jsonx.Writer
-	occs  []occ // the fields of the messages being written, innermost last
+	str   []byte // scratch for appendString
+	occs  []occ  // the fields of the messages being written, innermost last
 	depth int
 }
 
@@ -271,18 +272,32 @@ func (t *Transcoder) mapEntries(f *field, os []occ) error {
 		entries = append(entries, ent)
 	}
 	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
-	o := t.w.BeginObject()
+	// Keys are written here rather than by jsonx, to escape them as the
+	// server does.
+	sep := byte('{')
 	for i, e := range entries {
 		if i+1 < len(entries) && entries[i+1].key == e.key {
 			continue
 		}
-		o.Field(e.key)
+		t.str = appendString(append(t.str[:0], sep), []byte(e.key))
+		t.w.Raw(append(t.str, ':'))
+		sep = ','
 		if err := t.value(f, e.val); err != nil {
 			return err
 		}
 	}
-	o.End()
+	if sep == '{' {
+		t.w.Raw([]byte("{}"))
+	} else {
+		t.w.Raw([]byte("}"))
+	}
 	return nil
+}
+
+// string writes s as the server would.
+func (t *Transcoder) string(s []byte) {
+	t.str = appendString(t.str[:0], s)
+	t.w.Raw(t.str)
 }
 
 // value writes one value of f's kind.
@@ -299,9 +314,9 @@ func (t *Transcoder) value(f *field, v occ) error {
 	}
 	switch f.kind {
 	case kindString:
-		t.w.String(string(v.data))
+		t.string(v.data)
 	case kindBytes:
-		t.w.String(base64.StdEncoding.EncodeToString(v.data))
+		t.string([]byte(base64.StdEncoding.EncodeToString(v.data)))
 	case kindBool:
 		t.w.Bool(v.val != 0)
 	case kindInt32:
@@ -376,9 +391,13 @@ func (t *Transcoder) special(mi int, data []byte, base int64) error {
 	}
 	var vals [4]occ // the forms' fields are numbered 1 to 3
 	for _, o := range t.occs[start:] {
-		if o.num < int32(len(vals)) {
-			vals[o.num] = o
+		if o.num >= int32(len(vals)) {
+			continue
 		}
+		if want := formWire(messages[mi].form, o.num); o.wire != want {
+			return &SyntaxError{Offset: o.at, Msg: fmt.Sprintf("%s field %d has wire type %d", messages[mi].name, o.num, o.wire)}
+		}
+		vals[o.num] = o
 	}
 	switch messages[mi].form {
 	case formTime, formMicroTime:
@@ -405,13 +424,13 @@ func (t *Transcoder) special(mi int, data []byte, base int64) error {
 			t.w.String("0")
 			return nil
 		}
-		t.w.String(string(vals[1].data))
+		t.string(vals[1].data)
 	case formIntOrString:
 		if vals[1].val == 0 {
 			t.w.Int64(int64(int32(vals[2].val)))
 			return nil
 		}
-		t.w.String(string(vals[3].data))
+		t.string(vals[3].data)
 	}
 	return nil
 }
@@ -435,4 +454,13 @@ func (t *Transcoder) scalarField(data []byte, base int64, num int32, wire uint8)
 		}
 	}
 	return v, v.at, nil
+}
+
+// formWire is the wire type of field num of a scalar form: the strings of a
+// Quantity and an IntOrString are length-delimited, the rest varints.
+func formWire(f form, num int32) uint8 {
+	if f == formQuantity && num == 1 || f == formIntOrString && num == 3 {
+		return wireBytes
+	}
+	return wireVarint
 }
