@@ -13,29 +13,14 @@ import (
 	"github.com/podwatch/podwatch/rest/protowire"
 )
 
-// The helpers build protobuf frames by hand, as the apiserver sends them.
-func pbVarint(b []byte, x uint64) []byte {
-	for x >= 0x80 {
-		b = append(b, byte(x)|0x80)
-		x >>= 7
-	}
-	return append(b, byte(x))
-}
-
-func pbBytes(num int, v []byte) []byte {
-	b := pbVarint(nil, uint64(num)<<3|2)
-	return append(pbVarint(b, uint64(len(v))), v...)
-}
+func pbBytes(num int, v []byte) []byte { return protowire.AppendBytesField(nil, num, v) }
 
 func pbEnvelope(kind string, raw []byte) []byte {
-	tm := append(pbBytes(1, []byte("v1")), pbBytes(2, []byte(kind))...)
-	return append(append(bytes.Clone(protowire.Magic), pbBytes(1, tm)...), pbBytes(2, raw)...)
+	return protowire.AppendEnvelope(nil, "v1", kind, raw)
 }
 
-// pbFrame is one watch frame: its length, then a WatchEvent.
 func pbFrame(typ string, envelope []byte) []byte {
-	ev := append(pbBytes(1, []byte(typ)), pbBytes(2, pbBytes(1, envelope))...)
-	return append(binary.BigEndian.AppendUint32(nil, uint32(len(ev))), ev...)
+	return protowire.AppendWatchFrame(nil, typ, envelope)
 }
 
 func pbPod(name, rv string) []byte {

@@ -9,22 +9,16 @@ import (
 	"testing/iotest"
 )
 
-// readFrames reads length-prefixed frames (a 4-byte big-endian length, then
-// the body) with Ensure and Take: the shape of a protobuf watch stream.
+// readFrames reads length-prefixed frames with NextFrame: the shape of a
+// protobuf watch stream.
 func readFrames(r *Reader) ([]string, error) {
 	var frames []string
 	for {
-		if err := r.Ensure(4); err != nil {
-			if err == io.ErrUnexpectedEOF && len(r.Buffered()) == 0 {
-				return frames, io.EOF
-			}
+		body, _, _, err := r.NextFrame()
+		if err != nil {
 			return frames, err
 		}
-		n := int(binary.BigEndian.Uint32(r.Take(4)))
-		if err := r.Ensure(n); err != nil {
-			return frames, err
-		}
-		frames = append(frames, string(r.Take(n)))
+		frames = append(frames, string(body))
 	}
 }
 

@@ -8,24 +8,11 @@ import (
 	"testing"
 )
 
-// The helpers build protobuf by hand, as the apiserver encodes it.
-func varint(b []byte, x uint64) []byte {
-	for x >= 0x80 {
-		b = append(b, byte(x)|0x80)
-		x >>= 7
-	}
-	return append(b, byte(x))
-}
+func varint(b []byte, x uint64) []byte { return AppendVarint(b, x) }
 
-func bytesField(num int, v []byte) []byte {
-	b := varint(nil, uint64(num)<<3|wireBytes)
-	b = varint(b, uint64(len(v)))
-	return append(b, v...)
-}
+func bytesField(num int, v []byte) []byte { return AppendBytesField(nil, num, v) }
 
-func varintField(num int, v uint64) []byte {
-	return varint(varint(nil, uint64(num)<<3|wireVarint), v)
-}
+func varintField(num int, v uint64) []byte { return AppendVarintField(nil, num, v) }
 
 func cat(parts ...[]byte) []byte {
 	var b []byte
@@ -36,8 +23,7 @@ func cat(parts ...[]byte) []byte {
 }
 
 func envelope(apiVersion, kind string, raw []byte) []byte {
-	tm := cat(bytesField(1, []byte(apiVersion)), bytesField(2, []byte(kind)))
-	return cat(Magic, bytesField(1, tm), bytesField(2, raw), bytesField(3, nil), bytesField(4, nil))
+	return AppendEnvelope(nil, apiVersion, kind, raw)
 }
 
 func TestTranscodeForms(t *testing.T) {

@@ -1,0 +1,157 @@
+package rest_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/protowire"
+)
+
+func pbPod(ns, name, rv string) []byte {
+	var meta []byte
+	meta = protowire.AppendBytesField(meta, 1, []byte(name))
+	meta = protowire.AppendBytesField(meta, 3, []byte(ns))
+	meta = protowire.AppendBytesField(meta, 6, []byte(rv))
+	return protowire.AppendBytesField(nil, 1, meta)
+}
+
+// pbList is a PodList envelope of items at resourceVersion rv.
+func pbList(rv string, items ...[]byte) []byte {
+	list := protowire.AppendBytesField(nil, 1, protowire.AppendBytesField(nil, 2, []byte(rv)))
+	for _, it := range items {
+		list = protowire.AppendBytesField(list, 2, it)
+	}
+	return protowire.AppendEnvelope(nil, "v1", "PodList", list)
+}
+
+func TestDecodeListProtobuf(t *testing.T) {
+	body := pbList("42", pbPod("a", "x", "40"), pbPod("b", "y", "41"))
+	l, err := rest.DecodeListContent(bytes.NewReader(body), rest.ContentTypeProtobuf, decodeTestObj, rest.ListLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Kind != "PodList" || l.APIVersion != "v1" || l.Metadata.ResourceVersion != "42" {
+		t.Errorf("got %s %s at rv %q, want v1 PodList at 42", l.APIVersion, l.Kind, l.Metadata.ResourceVersion)
+	}
+	if d := cmp.Diff([]string{"a/x@40", "b/y@41"}, keys(l.Items)); d != "" {
+		t.Errorf("items (-want +got):\n%s", d)
+	}
+	empty, err := rest.DecodeListContent(bytes.NewReader(pbList("7")), rest.ContentTypeProtobuf, decodeTestObj, rest.ListLimits{})
+	if err != nil || empty.Items == nil || len(empty.Items) != 0 {
+		t.Errorf("empty list: got %v, %v; want no items, as the JSON [] decodes", empty, err)
+	}
+}
+
+func TestDecodeListProtobufErrors(t *testing.T) {
+	body := pbList("42", pbPod("a", "x", "40"), pbPod("b", "y", "41"))
+	tests := []struct {
+		name  string
+		body  []byte
+		lim   rest.ListLimits
+		check func(error) bool
+	}{
+		{"truncated", body[:len(body)-5], rest.ListLimits{}, func(err error) bool { return errors.Is(err, io.ErrUnexpectedEOF) }},
+		{"JSON", []byte(`{"items":[]}`), rest.ListLimits{}, func(err error) bool {
+			var me *protowire.MagicError
+			return errors.As(err, &me) && me.Offset == 0
+		}},
+		{"too many items", body, rest.ListLimits{MaxItems: 1}, func(err error) bool {
+			var te *rest.TooManyItemsError
+			return errors.As(err, &te)
+		}},
+		{"item too large", pbList("42", pbPod("a", strings.Repeat("x", 100), "40")), rest.ListLimits{MaxItemBytes: 50}, func(err error) bool {
+			var ie *rest.ItemTooLargeError
+			return errors.As(err, &ie) && ie.Index == 0
+		}},
+		{"not a list", protowire.AppendEnvelope(nil, "v1", "Secret", nil), rest.ListLimits{}, func(err error) bool {
+			var ke *protowire.KindError
+			return errors.As(err, &ke)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := rest.DecodeListContent(bytes.NewReader(tt.body), rest.ContentTypeProtobuf, decodeTestObj, tt.lim)
+			if !tt.check(err) {
+				t.Fatalf("got %v (%T)", err, err)
+			}
+		})
+	}
+}
+
+// TestProtobufAcceptAndContentType checks what a protobuf client asks for,
+// that it refuses an answer in another format, and that it reads a protobuf
+// error answer's Status.
+func TestProtobufAcceptAndContentType(t *testing.T) {
+	var accept string
+	answer := func(w http.ResponseWriter) {}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		accept = r.Header.Get("Accept")
+		answer(w)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := rest.NewClient(rest.Config{Host: srv.URL, ContentType: rest.ContentTypeProtobuf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	answer = func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"kind":"PodList","items":[]}`))
+	}
+	_, err = c.Get().Resource("pods").Do(ctx)
+	var ce *rest.ContentTypeError
+	if !errors.As(err, &ce) || ce.Asked != rest.ContentTypeProtobuf || ce.Got != "application/json" {
+		t.Fatalf("JSON answer: got %v, want a *ContentTypeError naming both types", err)
+	}
+	if accept != rest.ContentTypeProtobuf {
+		t.Errorf("Accept: got %q, want %q", accept, rest.ContentTypeProtobuf)
+	}
+
+	answer = func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", rest.ContentTypeProtobuf+";stream=watch")
+	}
+	if _, err := c.Get().Resource("pods").Watch(true).Do(ctx); err != nil {
+		t.Fatalf("protobuf watch answer: %v", err)
+	}
+
+	var status []byte
+	status = protowire.AppendBytesField(status, 2, []byte("Failure"))
+	status = protowire.AppendBytesField(status, 3, []byte(`pods "x" is forbidden`))
+	status = protowire.AppendBytesField(status, 4, []byte("Forbidden"))
+	status = protowire.AppendVarintField(status, 6, 403)
+	answer = func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", rest.ContentTypeProtobuf)
+		w.WriteHeader(http.StatusForbidden)
+		w.Write(protowire.AppendEnvelope(nil, "v1", "Status", status))
+	}
+	_, err = c.Get().Resource("pods").Do(ctx)
+	se, ok := rest.AsStatusError(err)
+	if !ok || !rest.IsForbidden(err) || se.Status.Message != `pods "x" is forbidden` || se.Body != "" {
+		t.Fatalf("protobuf 403: got %v, want the Status it holds", err)
+	}
+
+	if _, err := rest.NewClient(rest.Config{Host: srv.URL, ContentType: "application/yaml"}); err == nil {
+		t.Errorf("NewClient took content type application/yaml")
+	}
+}
+
+func FuzzDecodeListProtobuf(f *testing.F) {
+	f.Add(pbList("42", pbPod("a", "x", "40"), pbPod("b", "y", "41")))
+	f.Add(pbList("1"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := rest.DecodeListContent(bytes.NewReader(b), rest.ContentTypeProtobuf, decodeTestObj, rest.ListLimits{MaxItemBytes: 1 << 16, MaxItems: 100})
+		if err == nil && len(l.Items) > 100 {
+			t.Fatalf("%d items past the limit", len(l.Items))
+		}
+	})
+}
