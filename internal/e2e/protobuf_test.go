@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -402,9 +403,13 @@ func TestProtobufCommandMatchesJSON(t *testing.T) {
 		t.Fatalf("write kubeconfig: %v", err)
 	}
 	procs := map[string]*process{}
+	traceFile := filepath.Join(dir, "trace.jsonl")
 	for _, ct := range []string{"json", "protobuf"} {
-		procs[ct] = startCommand(t, ctx, bin, "watch", "--kubeconfig", kubeconfig, "--node", node,
-			"-o", "json", "--mode", "snapshot", "--content-type", ct)
+		args := []string{"watch", "--kubeconfig", kubeconfig, "--node", node, "-o", "json", "--mode", "snapshot", "--content-type", ct}
+		if ct == "protobuf" {
+			args = append(args, "--trace-file", traceFile, "--trace-format", "json")
+		}
+		procs[ct] = startCommand(t, ctx, bin, args...)
 	}
 	printed := map[string][]any{}
 	for ct, p := range procs {
@@ -435,6 +440,38 @@ func TestProtobufCommandMatchesJSON(t *testing.T) {
 	}
 	if err := p.waitExit(t); err != nil {
 		t.Fatalf("podwatch --content-type protobuf after Ctrl-C: %v; stderr:\n%s", err, p.stderr())
+	}
+	// The trace shows what was asked and what came.
+	trace, err := os.ReadFile(traceFile)
+	if err != nil {
+		t.Fatalf("read the trace: %v", err)
+	}
+	var accepts, streams int
+	for line := range strings.SplitSeq(strings.TrimSpace(string(trace)), "\n") {
+		var rec struct {
+			Request *struct {
+				Headers []struct{ Name, Value string }
+			}
+			Response *struct {
+				ContentType string `json:"contentType"`
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("trace line %q: %v", line, err)
+		}
+		if rec.Request != nil {
+			for _, h := range rec.Request.Headers {
+				if h.Name == "Accept" && h.Value == rest.ContentTypeProtobuf {
+					accepts++
+				}
+			}
+		}
+		if rec.Response != nil && rec.Response.ContentType == rest.ContentTypeProtobuf+";stream=watch" {
+			streams++
+		}
+	}
+	if accepts == 0 || streams == 0 {
+		t.Errorf("trace: %d requests accepting protobuf, %d protobuf watch answers; want some of each", accepts, streams)
 	}
 }
 
