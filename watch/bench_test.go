@@ -3,9 +3,12 @@ package watch
 import (
 	"bytes"
 	"io"
+	"os"
 	"testing"
 
+	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/protowire"
 )
 
 const benchEvents = 2000
@@ -78,6 +81,40 @@ func BenchmarkScanFrames(b *testing.B) {
 		}
 		if n != benchEvents {
 			b.Fatalf("framed %d events, want %d", n, benchEvents)
+		}
+	}
+	reportEvents(b, benchEvents)
+}
+
+// BenchmarkDecodeProtobufWatchStream decodes a protobuf stream of the real
+// pod (recorded from the apiserver in protobuf) into api.Pods: framing, the
+// envelope, transcoding to JSON and the JSON decoder.
+func BenchmarkDecodeProtobufWatchStream(b *testing.B) {
+	pb, err := os.ReadFile("../rest/protowire/testdata/pod.pb")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var stream []byte
+	for range benchEvents {
+		stream = protowire.AppendWatchFrame(stream, "MODIFIED", pb)
+	}
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d := NewDecoder(bytes.NewReader(stream), api.DecodePod, DecoderOptions{ContentType: rest.ContentTypeProtobuf})
+		n := 0
+		for {
+			_, err := d.Decode()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatalf("Decode: %v", err)
+			}
+			n++
+		}
+		if n != benchEvents {
+			b.Fatalf("decoded %d events, want %d", n, benchEvents)
 		}
 	}
 	reportEvents(b, benchEvents)

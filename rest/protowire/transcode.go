@@ -41,6 +41,7 @@ func (m Message) Field(json string) (num int32, elem Message, ok bool) {
 // zero value is ready; it reuses its buffers, so what it returns is valid
 // until its next call. It is not safe for concurrent use.
 type Transcoder struct {
+	spans []span // where each field's occurrences are, per message being written
 	w     *jsonx.Writer
 	str   []byte // scratch for appendString
 	occs  []occ  // the fields of the messages being written, innermost last
@@ -84,6 +85,21 @@ func (t *Transcoder) reset() {
 	t.occs, t.depth = t.occs[:0], 0
 }
 
+type span struct{ lo, hi int32 }
+
+func byNum(a, b occ) int { return cmp.Compare(a.num, b.num) }
+
+// maxNums[i] is the highest field number of messages[i].
+var maxNums = func() []int32 {
+	m := make([]int32, len(messages))
+	for i, msg := range messages {
+		for _, f := range msg.fields {
+			m[i] = max(m[i], f.num)
+		}
+	}
+	return m
+}()
+
 // KindError is an envelope holding a kind the schema does not describe.
 type KindError struct{ APIVersion, Kind string }
 
@@ -125,15 +141,29 @@ func (t *Transcoder) members(o *jsonx.ObjectWriter, mi int, data []byte, base in
 	// Children append past this message's fields, so occs stays valid even
 	// when t.occs grows.
 	occs := t.occs[start:]
-	slices.SortStableFunc(occs, func(a, b occ) int { return cmp.Compare(a.num, b.num) })
+	if !slices.IsSortedFunc(occs, byNum) {
+		slices.SortStableFunc(occs, byNum)
+	}
+	// spans[n] locates field n's occurrences in occs, for the fields of the
+	// schema to be found in their own order (the Go struct's, not numbers').
+	// Like occs, the table is a stack that nested messages grow past.
+	sb := len(t.spans)
+	t.spans = slices.Grow(t.spans, int(maxNums[mi])+1)[:sb+int(maxNums[mi])+1]
+	clear(t.spans[sb:])
+	defer func() { t.spans = t.spans[:sb] }()
+	for j, o := range occs {
+		if o.num <= maxNums[mi] {
+			s := &t.spans[sb+int(o.num)]
+			if s.hi == 0 {
+				s.lo = int32(j)
+			}
+			s.hi = int32(j + 1)
+		}
+	}
 	for i := range messages[mi].fields {
 		f := &messages[mi].fields[i]
-		lo, _ := slices.BinarySearchFunc(occs, f.num, func(o occ, n int32) int { return cmp.Compare(o.num, n) })
-		hi := lo
-		for hi < len(occs) && occs[hi].num == f.num {
-			hi++
-		}
-		if err := t.field(o, f, occs[lo:hi]); err != nil {
+		s := t.spans[sb+int(f.num)]
+		if err := t.field(o, f, occs[s.lo:s.hi]); err != nil {
 			return err
 		}
 	}
