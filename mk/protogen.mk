@@ -8,6 +8,6 @@ test-protogen:
 	cd internal/protogen && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 protogen:
-	cd internal/protogen && $(GO) run . -out ../../rest/protowire/schema_gen.go
+	cd internal/protogen && $(GO) run ./cmd/protogen -out ../../rest/protowire/schema_gen.go
 
 test: test-protogen

@@ -1,4 +1,12 @@
-package main
+// Package protogen derives the protobuf schema of the objects podwatch
+// reads (core/v1 Pod and PodList, meta/v1 Status and WatchEvent, and every
+// message they reach) from the Go types of k8s.io/api and
+// k8s.io/apimachinery, by their struct tags, and writes it as Go source for
+// package rest/protowire. It lives in a module of its own so that podwatch
+// itself imports no Kubernetes code; make protogen runs it, and its test
+// fails when the checked-in rest/protowire/schema_gen.go is not what it
+// writes.
+package protogen
 
 import (
 	"bytes"
@@ -76,7 +84,8 @@ type walker struct {
 	msgs  map[reflect.Type]*message
 }
 
-func generate() ([]byte, error) {
+// Generate returns the source of rest/protowire/schema_gen.go.
+func Generate() ([]byte, error) {
 	w := &walker{msgs: map[reflect.Type]*message{}}
 	for _, t := range roots {
 		if err := w.visit(t); err != nil {
