@@ -57,7 +57,8 @@ type ListWatch[T any] struct {
 	LegacyWatchPath bool
 	// Limits bound what one list item may cost.
 	Limits rest.ListLimits
-	// Decoder tunes the watch stream decoder (frame limit, raw bytes).
+	// Decoder tunes the watch stream decoder (frame limit, raw bytes); its
+	// ContentType is always the Client's.
 	Decoder watch.DecoderOptions
 	// StallGrace is how much longer than its timeoutSeconds a watch may go without
 	// a byte before Watch's watchdog closes it with a *StallError: over HTTP/1.1

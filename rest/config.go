@@ -71,8 +71,10 @@ type Config struct {
 	// Proxy picks a proxy per request; nil means HTTPS_PROXY/NO_PROXY from the
 	// environment as NewClient finds it (see ProxyFromEnvironment).
 	Proxy func(*http.Request) (*url.URL, error)
-	// ContentType is the format lists and watches are asked for: "" or
-	// ContentTypeJSON, or ContentTypeProtobuf, the kubelet's. With protobuf an
+	// ContentType is the format every request asks for, and so the format of
+	// the bodies Do and Stream return: "" or ContentTypeJSON, or
+	// ContentTypeProtobuf, the kubelet's (DecodeListContent and the watch
+	// Decoder read it; cache.ListWatch picks them itself). With protobuf an
 	// answer in any other format fails with a *ContentTypeError (podwatch does
 	// not fall back to JSON as the kubelet may: asking for protobuf is asking
 	// to see it), and error answers, which come in protobuf too, are read as

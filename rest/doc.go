@@ -5,4 +5,8 @@
 // DecodeList decodes a streamed list answer item by item, handing each item's
 // bytes to a meta.DecodeFunc, so a list of thousands of pods never sits in memory
 // as one body. EscapeFieldValue and OneTermEqualSelector build field selectors.
+//
+// Config.ContentType makes a Client speak protobuf, the kubelet's format;
+// DecodeListContent then reads protobuf lists with the same guarantees, each
+// item transcoded (package protowire) to the JSON the DecodeFunc reads.
 package rest
