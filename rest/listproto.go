@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -27,6 +28,8 @@ func DecodeListContent[T any](r io.Reader, contentType string, decode meta.Decod
 	}
 	limit := lim.maxItemBytes()
 	d := protoList[T]{in: stream.NewReader(r, int(min(limit, math.MaxInt-1))), decode: decode, lim: lim, limit: limit}
+	// An item's JSON is bounded as a JSON item's bytes are.
+	d.tc.Limit = int(min(limit, math.MaxInt-1))
 	if err := d.run(); err != nil {
 		return nil, err
 	}
@@ -144,6 +147,10 @@ func (d *protoList[T]) item(m protowire.Message, n uint64, at int64) error {
 		return err
 	}
 	js, err := d.tc.Message(m, b, at)
+	var tl *protowire.TooLargeError
+	if errors.As(err, &tl) {
+		return &ItemTooLargeError{Index: i, Limit: d.limit}
+	}
 	if err != nil {
 		return err
 	}

@@ -155,3 +155,19 @@ func FuzzDecodeListProtobuf(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeListProtobufTranscodingBounded: an item within the limit whose
+// JSON would not be is refused as too large.
+func TestDecodeListProtobufTranscodingBounded(t *testing.T) {
+	var spec []byte
+	for range 5000 {
+		spec = protowire.AppendBytesField(spec, 2, nil) // an empty container
+	}
+	item := protowire.AppendBytesField(nil, 2, spec)
+	_, err := rest.DecodeListContent(bytes.NewReader(pbList("1", item)), rest.ContentTypeProtobuf, decodeTestObj,
+		rest.ListLimits{MaxItemBytes: int64(2 * len(item))})
+	var ie *rest.ItemTooLargeError
+	if !errors.As(err, &ie) || ie.Index != 0 {
+		t.Fatalf("got %v, want an *ItemTooLargeError for item 0", err)
+	}
+}

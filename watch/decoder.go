@@ -60,7 +60,9 @@ func NewDecoder[T any](r io.Reader, decode meta.DecodeFunc[T], opts DecoderOptio
 		limit = DefaultMaxFrameSize
 	}
 	return &Decoder[T]{in: stream.NewReader(r, limit), decode: decode, limit: limit, keep: opts.KeepRaw,
-		protobuf: opts.ContentType == rest.ContentTypeProtobuf}
+		protobuf: opts.ContentType == rest.ContentTypeProtobuf,
+		// The event's JSON is bounded as a JSON event's bytes are.
+		pb: protowire.Transcoder{Limit: limit}}
 }
 
 // Decode returns the next event. It reads only until that event's closing brace

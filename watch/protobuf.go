@@ -34,6 +34,10 @@ func (d *Decoder[T]) nextProtobuf() (Event[T], error) {
 		return Event[T]{}, err
 	}
 	obj, err := d.pb.Object(u)
+	var tl *protowire.TooLargeError
+	if errors.As(err, &tl) {
+		return Event[T]{}, &FrameTooLargeError{Offset: off, Limit: d.limit}
+	}
 	if err != nil {
 		return Event[T]{}, err
 	}

@@ -137,3 +137,19 @@ func FuzzProtobufDecoder(f *testing.F) {
 		}
 	})
 }
+
+// TestProtobufTranscodingBounded: a frame within the limit whose JSON would
+// not be is refused as a JSON event of that size would be.
+func TestProtobufTranscodingBounded(t *testing.T) {
+	var spec []byte
+	for range 5000 {
+		spec = append(spec, pbBytes(2, nil)...) // an empty container: two bytes
+	}
+	frame := pbFrame("ADDED", pbEnvelope("Pod", pbBytes(2, spec)))
+	d := pbDecoder(bytes.NewReader(frame), 2*len(frame))
+	_, err := d.Decode()
+	var fe *FrameTooLargeError
+	if !errors.As(err, &fe) || fe.Offset != 0 {
+		t.Fatalf("got %v, want a *FrameTooLargeError at 0", err)
+	}
+}

@@ -212,3 +212,22 @@ func TestFormWireTypes(t *testing.T) {
 		t.Fatalf("got %v, want a *SyntaxError", err)
 	}
 }
+
+// TestTranscodeBounded: a frame of empty containers, two bytes each, would
+// transcode to far more JSON than the frame; Limit stops it.
+func TestTranscodeBounded(t *testing.T) {
+	var spec []byte
+	for range 10000 {
+		spec = append(spec, bytesField(2, nil)...)
+	}
+	u := &Unknown{APIVersion: "v1", Kind: "Pod", Raw: bytesField(2, spec)}
+	tc := Transcoder{Limit: 4 * len(spec)}
+	_, err := tc.Object(u)
+	var te *TooLargeError
+	if !errors.As(err, &te) || te.Limit != 4*len(spec) {
+		t.Fatalf("got %v, want a *TooLargeError", err)
+	}
+	if n := len(tc.w.Bytes()); n > 5*len(spec) {
+		t.Errorf("wrote %d bytes before stopping, limit %d", n, 4*len(spec))
+	}
+}

@@ -41,6 +41,12 @@ func (m Message) Field(json string) (num int32, elem Message, ok bool) {
 // zero value is ready; it reuses its buffers, so what it returns is valid
 // until its next call. It is not safe for concurrent use.
 type Transcoder struct {
+	// Limit bounds the JSON one call writes, in bytes; 0 means
+	// DefaultLimit. Protobuf is denser than JSON (an empty message is two
+	// bytes, its JSON may be dozens), so the bound on a frame or an item does
+	// not bound its transcoding: this does, with a *TooLargeError.
+	Limit int
+
 	spans []span // where each field's occurrences are, per message being written
 	w     *jsonx.Writer
 	str   []byte // scratch for appendString
@@ -99,6 +105,31 @@ var maxNums = func() []int32 {
 	}
 	return m
 }()
+
+// DefaultLimit is the Transcoder's bound on one object's JSON when its Limit
+// is zero: as much as the watch decoder allows one JSON event.
+const DefaultLimit = 16 << 20
+
+// TooLargeError is an object whose JSON would be longer than Limit bytes.
+type TooLargeError struct{ Limit int }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("protobuf: object's JSON longer than %d bytes", e.Limit)
+}
+
+// checkSize fails once the JSON written is over the limit. It is called
+// after each member and element, so the overshoot is one scalar at most
+// beyond a member already checked.
+func (t *Transcoder) checkSize() error {
+	limit := t.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	if len(t.w.Bytes()) > limit {
+		return &TooLargeError{Limit: limit}
+	}
+	return nil
+}
 
 // KindError is an envelope holding a kind the schema does not describe.
 type KindError struct{ APIVersion, Kind string }
@@ -164,6 +195,9 @@ func (t *Transcoder) members(o *jsonx.ObjectWriter, mi int, data []byte, base in
 		f := &messages[mi].fields[i]
 		s := t.spans[sb+int(f.num)]
 		if err := t.field(o, f, occs[s.lo:s.hi]); err != nil {
+			return err
+		}
+		if err := t.checkSize(); err != nil {
 			return err
 		}
 	}
@@ -247,6 +281,9 @@ func (t *Transcoder) array(f *field, os []occ) error {
 		if err := t.value(f, v); err != nil {
 			return err
 		}
+		if err := t.checkSize(); err != nil {
+			return err
+		}
 	}
 	a.End()
 	return nil
@@ -260,6 +297,9 @@ func (t *Transcoder) packed(a *jsonx.ArrayWriter, f *field, v occ) error {
 		}
 		a.Next()
 		if err := t.value(f, occ{num: v.num, wire: wireVarint, val: x}); err != nil {
+			return err
+		}
+		if err := t.checkSize(); err != nil {
 			return err
 		}
 		p += n
@@ -313,6 +353,9 @@ func (t *Transcoder) mapEntries(f *field, os []occ) error {
 		t.w.Raw(append(t.str, ':'))
 		sep = ','
 		if err := t.value(f, e.val); err != nil {
+			return err
+		}
+		if err := t.checkSize(); err != nil {
 			return err
 		}
 	}
