@@ -23,6 +23,7 @@ import (
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/watch"
 )
 
 var updateProtobufTestdata = flag.Bool("update-protobuf-testdata", false,
@@ -125,16 +126,18 @@ func TestProtobufWatchMatchesJSON(t *testing.T) {
 		t.Fatalf("create pod: %v", err)
 	}
 	logs := map[string]*jsonPushLog{}
+	steps := map[string]*stepLog{}
 	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
 		client, err := rest.NewClient(rest.Config{Host: c.URL, BearerToken: c.NodeToken, TLS: rest.TLSConfig{CAData: c.CAData}, ContentType: ct})
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := &jsonPushLog{}
+		l, s := &jsonPushLog{}, &stepLog{}
 		store := cache.NewUndeltaStore(l.push, cache.MetaNamespaceKey[*api.Pod])
-		r := cache.NewReflector(nodeListWatch(client), store, cache.ReflectorOptions{WatchList: true, MinWatchTimeout: 5 * time.Second})
+		// Watches of 5 to 10 s: the server sends a bookmark before it ends one.
+		r := cache.NewReflector(nodeListWatch(client), store, cache.ReflectorOptions{WatchList: true, MinWatchTimeout: 5 * time.Second, Observe: s.observe})
 		goUntilCleanup(t, ctx, "reflector "+ct, func(ctx context.Context) { r.Run(ctx) })
-		logs[ct] = l
+		logs[ct], steps[ct] = l, s
 	}
 	// Both synced before the changes, so both see each change as an event.
 	for ct, l := range logs {
@@ -173,6 +176,20 @@ func TestProtobufWatchMatchesJSON(t *testing.T) {
 	}
 	if len(j) < 5 {
 		t.Errorf("%d pushes, want the initial sync and one per change: %v", len(j), logs[rest.ContentTypeJSON].rvs())
+	}
+	// The protobuf reflector synced with a watch list (its closing bookmark
+	// read), never fell back to a list, and reads the bookmark the server
+	// sends as a watch ends, then resumes.
+	s := steps[rest.ContentTypeProtobuf]
+	if !poll(ctx, func() bool {
+		return s.count(cache.StepWatchEnded) > 0 && slices.ContainsFunc(s.all(), func(st cache.Step) bool {
+			return st.Kind == cache.StepEvent && st.Event == watch.Bookmark
+		})
+	}) {
+		t.Fatalf("protobuf reflector: no bookmark and clean watch end within %s; steps:%s", wait, s.summary())
+	}
+	if s.count(cache.StepWatchList) == 0 || s.count(cache.StepList) > 0 || s.count(cache.StepFallbackList) > 0 || s.count(cache.StepBackoff) > 0 {
+		t.Errorf("protobuf reflector: want a watch list and no list, fallback or backoff; steps:%s", s.summary())
 	}
 }
 
