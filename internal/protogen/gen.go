@@ -92,7 +92,31 @@ func Generate() ([]byte, error) {
 			return nil, err
 		}
 	}
+	for _, t := range w.order {
+		if err := w.checkNames(t, map[string]bool{}); err != nil {
+			return nil, err
+		}
+	}
 	return w.write()
+}
+
+// checkNames fails when two members of t's JSON object, its inline
+// messages' included, share a name: encoding/json would then drop one by
+// its rules of embedding, which the transcoder does not follow.
+func (w *walker) checkNames(t reflect.Type, seen map[string]bool) error {
+	for _, f := range w.msgs[t].fields {
+		if f.inline {
+			if err := w.checkNames(f.msg, seen); err != nil {
+				return err
+			}
+			continue
+		}
+		if seen[f.json] {
+			return fmt.Errorf("%s: member %q given twice through inline messages", name(t), f.json)
+		}
+		seen[f.json] = true
+	}
+	return nil
 }
 
 func (w *walker) visit(t reflect.Type) error {
@@ -196,6 +220,9 @@ func (w *walker) field(sf reflect.StructField, inForm bool) (field, bool, error)
 	}
 	if f.omitZero && !(f.kind == "kindMessage" && (forms[t] == "formTime" || forms[t] == "formMicroTime")) {
 		return field{}, false, fmt.Errorf("omitzero on a %s: only timestamps are known to be zero", t)
+	}
+	if f.inline && (f.pointer || f.repeated || f.isMap || f.kind != "kindMessage") {
+		return field{}, false, fmt.Errorf("inline %s: only a plain struct is flattened", sf.Type)
 	}
 	if f.kind == "kindMessage" {
 		f.msg = t
