@@ -1,6 +1,7 @@
 package protowire
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/base64"
 	"fmt"
@@ -47,11 +48,12 @@ type Transcoder struct {
 	// not bound its transcoding: this does, with a *TooLargeError.
 	Limit int
 
-	spans []span // where each field's occurrences are, per message being written
-	w     *jsonx.Writer
-	str   []byte // scratch for appendString
-	occs  []occ  // the fields of the messages being written, innermost last
-	depth int
+	spans   []span     // where each field's occurrences are, per message being written
+	entries []mapEntry // the entries of the maps being written
+	w       *jsonx.Writer
+	str     []byte // scratch for appendString
+	occs    []occ  // the fields of the messages being written, innermost last
+	depth   int
 }
 
 // Object returns the JSON of the object in u: kind and apiVersion from its
@@ -92,6 +94,12 @@ func (t *Transcoder) reset() {
 }
 
 type span struct{ lo, hi int32 }
+
+// mapEntry is one entry of a map being written.
+type mapEntry struct {
+	key []byte
+	val occ
+}
 
 func byNum(a, b occ) int { return cmp.Compare(a.num, b.num) }
 
@@ -311,11 +319,9 @@ func (t *Transcoder) packed(a *jsonx.ArrayWriter, f *field, v occ) error {
 // keys sorted, as encoding/json writes a Go map; a key given twice keeps its
 // last value.
 func (t *Transcoder) mapEntries(f *field, os []occ) error {
-	type entry struct {
-		key string
-		val occ
-	}
-	entries := make([]entry, 0, len(os))
+	// t.entries is a stack, like t.occs: a value may hold a map of its own.
+	eb := len(t.entries)
+	defer func() { t.entries = t.entries[:eb] }()
 	for _, e := range os {
 		if e.wire != wireBytes {
 			return wireErr(f, e)
@@ -326,30 +332,30 @@ func (t *Transcoder) mapEntries(f *field, os []occ) error {
 		if err != nil {
 			return err
 		}
-		var ent entry
-		ent.val = last(nil, f)
+		ent := mapEntry{val: last(nil, f)}
 		for _, x := range kv[start:] {
 			switch x.num {
 			case 1:
 				if x.wire != wireBytes {
 					return &SyntaxError{Offset: x.at, Msg: "map key of " + f.json + " is not a string"}
 				}
-				ent.key = string(x.data)
+				ent.key = x.data
 			case 2:
 				ent.val = x
 			}
 		}
-		entries = append(entries, ent)
+		t.entries = append(t.entries, ent)
 	}
-	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
+	slices.SortStableFunc(t.entries[eb:], func(a, b mapEntry) int { return bytes.Compare(a.key, b.key) })
 	// Keys are written here rather than by jsonx, to escape them as the
 	// server does.
 	sep := byte('{')
-	for i, e := range entries {
-		if i+1 < len(entries) && entries[i+1].key == e.key {
+	for i := eb; i < len(t.entries); i++ {
+		e := t.entries[i]
+		if i+1 < len(t.entries) && bytes.Equal(t.entries[i+1].key, e.key) {
 			continue
 		}
-		t.str = appendString(append(t.str[:0], sep), []byte(e.key))
+		t.str = appendString(append(t.str[:0], sep), e.key)
 		t.w.Raw(append(t.str, ':'))
 		sep = ','
 		if err := t.value(f, e.val); err != nil {
@@ -389,7 +395,9 @@ func (t *Transcoder) value(f *field, v occ) error {
 	case kindString:
 		t.string(v.data)
 	case kindBytes:
-		t.string([]byte(base64.StdEncoding.EncodeToString(v.data)))
+		// Base64 holds nothing a JSON string escapes.
+		t.str = append(base64.StdEncoding.AppendEncode(append(t.str[:0], '"'), v.data), '"')
+		t.w.Raw(t.str)
 	case kindBool:
 		t.w.Bool(v.val != 0)
 	case kindInt32:
@@ -489,7 +497,9 @@ func (t *Transcoder) special(mi int, data []byte, base int64) error {
 			t.w.Null()
 			return nil
 		}
-		t.w.String(ts.Format(layout))
+		// A timestamp holds nothing a JSON string escapes.
+		t.str = append(ts.AppendFormat(append(t.str[:0], '"'), layout), '"')
+		t.w.Raw(t.str)
 	case formDuration:
 		t.w.String(time.Duration(int64(vals[1].val)).String())
 	case formQuantity:
