@@ -78,7 +78,9 @@ type Config struct {
 	// answer in any other format fails with a *ContentTypeError (podwatch does
 	// not fall back to JSON as the kubelet may: asking for protobuf is asking
 	// to see it), and error answers, which come in protobuf too, are read as
-	// such.
+	// such. Protobuf objects are read through a schema of Pod, PodList and
+	// Status (package protowire); another kind fails with a
+	// *protowire.KindError.
 	ContentType string
 	// DisableCompression stops asking for gzip bodies.
 	DisableCompression bool
