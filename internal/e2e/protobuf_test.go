@@ -26,26 +26,34 @@ import (
 	"github.com/podwatch/podwatch/watch"
 )
 
+// TestProtobuf runs podwatch in protobuf, the kubelet's format, against one
+// real apiserver beside the same run in JSON; the 410 comes last, as it
+// restarts the apiserver.
+func TestProtobuf(t *testing.T) {
+	c, ctx := startCluster(t, 5*time.Minute)
+	t.Run("objects transcode to the JSON answers", func(t *testing.T) { testProtobufTranscoding(t, ctx, c) })
+	t.Run("a reflector pushes as in JSON", func(t *testing.T) { testProtobufWatch(t, ctx, c) })
+	t.Run("podwatch watch prints as in JSON", func(t *testing.T) { testProtobufCommand(t, ctx, c) })
+	t.Run("a 410 after compaction relists", func(t *testing.T) { testProtobufGone(t, ctx, c) })
+}
+
 var updateProtobufTestdata = flag.Bool("update-protobuf-testdata", false,
 	"write the recorded pod, as the real apiserver answers it in each content type, to rest/protowire/testdata")
 
-// TestProtobufTranscodesAsTheServerWritesJSON fetches real pods, the recorded
+// testProtobufTranscoding fetches real pods, the recorded
 // testdata pod among them, in both content types and checks that the
 // protobuf answer, transcoded, is the JSON answer.
-func TestProtobufTranscodesAsTheServerWritesJSON(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs a real kube-apiserver (make test runs it)")
-	}
-	c, ctx := startCluster(t, 3*wait)
-	if err := c.EnsureNamespace(ctx, "demo"); err != nil {
+func testProtobufTranscoding(t *testing.T, ctx context.Context, c *cluster.Cluster) {
+	const ns = "pb-get"
+	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("namespace: %v", err)
 	}
-	if _, err := c.CreatePod(ctx, "demo", "web", node, map[string]string{"app": "web"}); err != nil {
+	if _, err := c.CreatePod(ctx, ns, "web", node, map[string]string{"app": "web"}); err != nil {
 		t.Fatalf("create pod: %v", err)
 	}
-	createRecordedPod(t, ctx, c)
+	createRecordedPod(t, ctx, c, ns)
 	for _, name := range []string{"web", "recorded"} {
-		path := "/api/v1/namespaces/demo/pods/" + name
+		path := "/api/v1/namespaces/" + ns + "/pods/" + name
 		js := get(t, ctx, c, path, rest.ContentTypeJSON, http.StatusOK)
 		pb := get(t, ctx, c, path, rest.ContentTypeProtobuf, http.StatusOK)
 		u, err := protowire.ParseEnvelope(pb, 0)
@@ -72,7 +80,7 @@ func TestProtobufTranscodesAsTheServerWritesJSON(t *testing.T) {
 	// A list, decoded both ways, gives the same pods.
 	lists := map[string][]any{}
 	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
-		body := get(t, ctx, c, "/api/v1/namespaces/demo/pods", ct, http.StatusOK)
+		body := get(t, ctx, c, "/api/v1/namespaces/"+ns+"/pods", ct, http.StatusOK)
 		l, err := rest.DecodeListContent(bytes.NewReader(body), ct, api.DecodePod, rest.ListLimits{})
 		if err != nil {
 			t.Fatalf("decode %s list: %v", ct, err)
@@ -97,7 +105,7 @@ func TestProtobufTranscodesAsTheServerWritesJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = client.Get().Namespace("demo").Resource("pods").Name("missing").Do(ctx)
+		_, err = client.Get().Namespace(ns).Resource("pods").Name("missing").Do(ctx)
 		se, ok := rest.AsStatusError(err)
 		if !ok || !rest.IsNotFound(err) || se.Body != "" {
 			t.Fatalf("%s: got %v, want a 404 Status", ct, err)
@@ -110,19 +118,16 @@ func TestProtobufTranscodesAsTheServerWritesJSON(t *testing.T) {
 	}
 }
 
-// TestProtobufWatchMatchesJSON runs two reflectors of node's pods, one per
+// testProtobufWatch runs two reflectors of node's pods, one per
 // content type, through the same changes (a watch list, then creates,
 // updates, a deletion, with bookmarks on) and checks they push the same
 // snapshots, pod for pod equal as JSON.
-func TestProtobufWatchMatchesJSON(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs a real kube-apiserver (make test runs it)")
-	}
-	c, ctx := startCluster(t, 4*wait)
-	if err := c.EnsureNamespace(ctx, "demo"); err != nil {
+func testProtobufWatch(t *testing.T, ctx context.Context, c *cluster.Cluster) {
+	const ns = "pb-match"
+	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("namespace: %v", err)
 	}
-	if _, err := c.CreatePod(ctx, "demo", "before", node, nil); err != nil {
+	if _, err := c.CreatePod(ctx, ns, "before", node, nil); err != nil {
 		t.Fatalf("create pod: %v", err)
 	}
 	logs := map[string]*jsonPushLog{}
@@ -145,16 +150,16 @@ func TestProtobufWatchMatchesJSON(t *testing.T) {
 			t.Fatalf("%s reflector never synced", ct)
 		}
 	}
-	rv, err := c.CreatePod(ctx, "demo", "after", node, map[string]string{"v": "1"})
+	rv, err := c.CreatePod(ctx, ns, "after", node, map[string]string{"v": "1"})
 	if err == nil {
-		rv, err = c.UpdatePodLabels(ctx, "demo", "after", map[string]string{"v": "2"})
+		rv, err = c.UpdatePodLabels(ctx, ns, "after", map[string]string{"v": "2"})
 	}
 	if err == nil {
-		rv, err = c.SetPodPhase(ctx, "demo", "after", "Running")
+		rv, err = c.SetPodPhase(ctx, ns, "after", "Running")
 	}
 	if err == nil {
 		zero := int64(0)
-		rv, err = c.DeletePod(ctx, "demo", "before", &zero)
+		rv, err = c.DeletePod(ctx, ns, "before", &zero)
 	}
 	if err != nil {
 		t.Fatalf("change pods: %v", err)
@@ -240,9 +245,9 @@ func (l *jsonPushLog) reached(rv string) bool {
 	return false
 }
 
-// createRecordedPod creates testdata/pod.json's pod as demo/recorded on
-// node, its status set as recorded.
-func createRecordedPod(t *testing.T, ctx context.Context, c *cluster.Cluster) {
+// createRecordedPod creates testdata/pod.json's pod as ns/recorded on node,
+// its status set as recorded.
+func createRecordedPod(t *testing.T, ctx context.Context, c *cluster.Cluster, ns string) {
 	t.Helper()
 	b, err := os.ReadFile("../../testdata/pod.json")
 	if err != nil {
@@ -256,16 +261,16 @@ func createRecordedPod(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	for _, k := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields", "generateName", "ownerReferences", "generation"} {
 		delete(md, k)
 	}
-	md["name"], md["namespace"] = "recorded", "demo"
+	md["name"], md["namespace"] = "recorded", ns
 	pod["spec"].(map[string]any)["nodeName"] = node
 	status := pod["status"]
 	delete(pod, "status")
 	var created map[string]any
-	if err := c.Do(ctx, http.MethodPost, "/api/v1/namespaces/demo/pods", pod, &created); err != nil {
+	if err := c.Do(ctx, http.MethodPost, "/api/v1/namespaces/"+ns+"/pods", pod, &created); err != nil {
 		t.Fatalf("create the recorded pod: %v", err)
 	}
 	created["status"] = status
-	if err := c.Do(ctx, http.MethodPut, "/api/v1/namespaces/demo/pods/recorded/status", created, nil); err != nil {
+	if err := c.Do(ctx, http.MethodPut, "/api/v1/namespaces/"+ns+"/pods/recorded/status", created, nil); err != nil {
 		t.Fatalf("set the recorded pod's status: %v", err)
 	}
 }
@@ -298,15 +303,11 @@ func asJSON(t *testing.T, b []byte) any {
 	return v
 }
 
-// TestProtobufGoneRelists compacts etcd and restarts the apiserver under a
+// testProtobufGone compacts etcd and restarts the apiserver under a
 // protobuf watch: the 410 comes as a protobuf ERROR event holding a Status,
 // which the reflector reads as a 410 and answers with a relist.
-func TestProtobufGoneRelists(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs a real kube-apiserver (make test runs it)")
-	}
-	c, ctx := startCluster(t, 4*wait)
-	const ns = "gone"
+func testProtobufGone(t *testing.T, ctx context.Context, c *cluster.Cluster) {
+	const ns = "pb-gone"
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("namespace: %v", err)
 	}
@@ -397,16 +398,12 @@ func (l *contentTypeLog) watching() bool {
 	return l.watches > 0
 }
 
-// TestProtobufCommandMatchesJSON runs podwatch watch -o json --mode snapshot
+// testProtobufCommand runs podwatch watch -o json --mode snapshot
 // twice, in each content type, through the same changes, and checks they
 // print the same lines (equal as JSON, the config.seen annotation aside);
 // the protobuf one then exits 0 on Ctrl-C.
-func TestProtobufCommandMatchesJSON(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs a real kube-apiserver (make test runs it)")
-	}
-	c, ctx := startCluster(t, 4*wait)
-	const ns = "cmd"
+func testProtobufCommand(t *testing.T, ctx context.Context, c *cluster.Cluster) {
+	const ns = "pb-cmd"
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("namespace: %v", err)
 	}
