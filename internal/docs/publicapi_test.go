@@ -13,7 +13,7 @@ import (
 const module = "github.com/podwatch/podwatch"
 
 // publicPackages are the packages a program outside the module imports.
-var publicPackages = []string{"rest", "rest/meta", "rest/api", "rest/jsonx", "watch", "cache"}
+var publicPackages = []string{"rest", "rest/meta", "rest/api", "rest/jsonx", "rest/protowire", "watch", "cache"}
 
 // TestPublicAPINamesNoHiddenType reads each public package as its users do,
 // with go doc -all, and fails on every line that names a package they cannot

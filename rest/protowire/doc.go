@@ -18,8 +18,8 @@
 //     client's error answers (4xx, 5xx) are a Status envelope too.
 //
 // The schema that drives the transcoding (schema_gen.go) is generated from the
-// Go types of k8s.io/api by internal/protogen, a module of its own: podwatch
-// imports no Kubernetes code.
+// Go types of k8s.io/api by podwatch's schema generator, a module of its own
+// (make protogen): podwatch itself imports no Kubernetes code.
 //
 // The transcoder writes members in the order of the Go structs' fields, which
 // is the order of the apiserver's JSON, and follows encoding/json's rules for
