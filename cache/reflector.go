@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"sync"
 	"time"
 
@@ -24,9 +23,17 @@ type ReflectorOptions struct {
 	// "objects".
 	Name string
 	// WatchList gets the initial state as a streaming watch list
-	// (sendInitialEvents) instead of a list, falling back to a list when the
-	// server does not support it.
+	// (sendInitialEvents) instead of a list. A watch list that fails, for
+	// whatever reason, is followed at once by a list for that round; only an
+	// answer that means the server has no watch lists turns them off for the
+	// rest of the run.
 	WatchList bool
+	// WatchListTimeout bounds how long a watch list may take to deliver the
+	// bookmark that ends its initial events; after it the stream is closed
+	// and a list gets the state instead. Without it, a server (or a proxy)
+	// that drops that bookmark would hold the first sync for as long as the
+	// watch lasts. Default DefaultWatchListTimeout.
+	WatchListTimeout time.Duration
 	// PageSize, when positive, paginates lists with limit and continue.
 	PageSize int64
 	// MinWatchTimeout is the shortest timeoutSeconds a watch asks for; each watch
@@ -65,6 +72,11 @@ type realClock struct{}
 
 func (realClock) Now() time.Time                         { return time.Now() }
 func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// DefaultWatchListTimeout is the default ReflectorOptions.WatchListTimeout:
+// ample for a watch cache to stream tens of thousands of objects, short
+// enough that a lost bookmark costs minutes, not the watch's whole life.
+const DefaultWatchListTimeout = 2 * time.Minute
 
 // errWatchEndedAtOnce is a watch the server closed at once without an event: a
 // failure (to be backed off from), never a reason to reconnect in a busy loop.
@@ -118,6 +130,9 @@ func NewReflector[T meta.Object](lw ListerWatcher[T], store Store[T], opts Refle
 	}
 	if opts.Name == "" {
 		opts.Name = "objects"
+	}
+	if opts.WatchListTimeout <= 0 {
+		opts.WatchListTimeout = DefaultWatchListTimeout
 	}
 	return &Reflector[T]{
 		lw: lw, store: store, opts: opts,
@@ -296,93 +311,6 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv, match string) ([]T, st
 		// the API forbids resourceVersion beside continue.
 		opts = ListOptions{Limit: opts.Limit, Continue: list.Metadata.Continue}
 	}
-}
-
-// watchList syncs the store with a streaming watch list, then watches on
-// the same stream; a server that does not serve one gets a list instead.
-func (r *Reflector[T]) watchList(ctx context.Context) state[T] {
-	w, fallback, err := r.streamInitial(ctx)
-	switch {
-	case err == nil:
-		return state[T]{kind: stateWatch, w: w}
-	case fallback:
-		r.observe(Step{Kind: StepFallbackList, Err: err})
-		return state[T]{kind: stateSync}
-	}
-	return r.failed(PhaseWatchList, err, true)
-}
-
-// streamInitial streams the initial state as ADDED events up to the bookmark
-// that ends them, replaces the store with it, and returns the still-open watch.
-// fallback says a list should be tried at once instead: the server refused the
-// request as one it does not serve (then never again: noStream), or the stream
-// did not look like a watch list this time (a server ignoring
-// sendInitialEvents, or one that shut down mid-way: only this round). A 410 is
-// one of the latter: a server honouring NotOlderThan never sends it, while one
-// ignoring sendInitialEvents watches from the version and sends it once that
-// is compacted; retried as a watch list, it would come back forever, while a
-// list copes with it.
-func (r *Reflector[T]) streamInitial(ctx context.Context) (w watch.Interface[T], fallback bool, err error) {
-	rv, _ := r.listRV()
-	r.observe(Step{Kind: StepWatchList, ResourceVersion: rv, Match: MatchNotOlderThan})
-	w, err = r.lw.Watch(ctx, WatchOptions{
-		ResourceVersion: rv, ResourceVersionMatch: MatchNotOlderThan,
-		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
-	})
-	if err != nil {
-		r.noStream = unsupported(err)
-		return nil, r.noStream || rest.IsGone(err), r.phaseError(PhaseWatchList, err)
-	}
-	var items []T
-	for {
-		ev, ok, err := next(ctx, w)
-		if err != nil {
-			w.Stop()
-			return nil, false, r.phaseError(PhaseWatchList, err)
-		}
-		switch {
-		case !ok:
-			// Ended before the initial state was complete: a server that ignores
-			// sendInitialEvents never sends the closing bookmark.
-			return nil, true, r.phaseError(PhaseWatchList, errors.New("stream ended before the initial-events-end bookmark"))
-		case ev.Type == watch.Added:
-			items = append(items, ev.Object)
-		case ev.Type == watch.Bookmark && ev.Object.Meta().Annotations[InitialEventsEndAnnotation] == "true":
-			if err := r.replace(items, ev.Object.Meta().ResourceVersion); err != nil {
-				w.Stop()
-				return nil, false, r.phaseError(PhaseStore, err)
-			}
-			return w, false, nil
-		case ev.Type == watch.Bookmark:
-			// Progress before the end of the initial events says nothing yet.
-		case ev.Type == watch.Error:
-			w.Stop()
-			return nil, rest.IsGone(ev.Err), r.phaseError(PhaseWatchList, ev.Err)
-		default:
-			w.Stop()
-			return nil, true, r.phaseError(PhaseWatchList, fmt.Errorf("%s event before the initial state was complete", ev.Type))
-		}
-	}
-}
-
-func (r *Reflector[T]) phaseError(phase Phase, err error) *PhaseError {
-	return &PhaseError{Phase: phase, Name: r.opts.Name, Err: err}
-}
-
-// unsupported reports a server answer meaning "no watch lists here". A 403 is not
-// one: it is about who asks, and an apiserver briefly denies everyone while its
-// authorizer warms up after a restart.
-func unsupported(err error) bool {
-	se, ok := rest.AsStatusError(err)
-	if !ok {
-		return false
-	}
-	switch se.Status.Code {
-	case http.StatusBadRequest, http.StatusMethodNotAllowed,
-		http.StatusUnprocessableEntity, http.StatusNotImplemented:
-		return true
-	}
-	return false
 }
 
 func (r *Reflector[T]) watchTimeout() int64 {

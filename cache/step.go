@@ -17,7 +17,7 @@ const (
 	StepWatchList       StepKind = "watch-list"       // a streaming watch list request
 	StepWatchEnded      StepKind = "watch-ended"      // the server ended a watch cleanly; resume
 	StepRelist          StepKind = "relist"           // the next sync lists again, and why (Cause)
-	StepFallbackList    StepKind = "fallback-list"    // the server does not do watch lists
+	StepFallbackList    StepKind = "fallback-list"    // a watch list failed: list instead, and why (Fallback)
 	StepBackoff         StepKind = "backoff"          // waiting after a failure
 	StepEvent           StepKind = "event"            // a watch event was applied
 	StepResourceVersion StepKind = "resource-version" // the last resourceVersion applied moved
@@ -54,6 +54,36 @@ func (c RelistCause) String() string {
 	return "none"
 }
 
+// FallbackCause says why a watch list gave way to a list.
+type FallbackCause int
+
+// The causes of a fallback to a list.
+const (
+	// FallbackFailed is a watch list that failed (refused, cut, garbled, a
+	// frame too large, a 410, ended before its closing bookmark): this sync
+	// lists, the next one tries a watch list again.
+	FallbackFailed FallbackCause = iota + 1
+	// FallbackUnsupported is a server that said it has no watch lists: every
+	// later sync lists.
+	FallbackUnsupported
+	// FallbackNoEndBookmark is a watch list whose initial-events-end bookmark
+	// did not come within ReflectorOptions.WatchListTimeout (Err is a
+	// *WatchListTimeoutError): this sync lists.
+	FallbackNoEndBookmark
+)
+
+func (c FallbackCause) String() string {
+	switch c {
+	case FallbackFailed:
+		return "watch-list-failed"
+	case FallbackUnsupported:
+		return "watch-list-unsupported"
+	case FallbackNoEndBookmark:
+		return "no-end-bookmark"
+	}
+	return "none"
+}
+
 // Step is one thing the reflector did. Kind says which; the other fields are
 // set as far as that kind has them.
 type Step struct {
@@ -72,6 +102,8 @@ type Step struct {
 	Page int
 	// Cause says why a relist happens.
 	Cause RelistCause
+	// Fallback says why a watch list gave way to a list.
+	Fallback FallbackCause
 	// Wait is how long a backoff waits.
 	Wait time.Duration
 	// Items counts the objects of a replace, or the events a watch applied

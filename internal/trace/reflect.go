@@ -45,6 +45,9 @@ func decision(st cache.Step, explain string) Step {
 		// The version is part of the reason, the only thing it is about.
 		d.ResourceVersion, d.Reason = "", relistReason(st)
 	}
+	if st.Kind == cache.StepFallbackList {
+		d.Reason = fallbackReason(st.Fallback)
+	}
 	if st.Err != nil {
 		d.Error = oneLine(st.Err.Error())
 	}
@@ -59,6 +62,18 @@ func relistReason(st cache.Step) string {
 		return "the store refused a change"
 	case cache.RelistTooOld:
 		return "list at " + st.ResourceVersion + " is too old; listing the most recent state"
+	}
+	return ""
+}
+
+func fallbackReason(c cache.FallbackCause) string {
+	switch c {
+	case cache.FallbackFailed:
+		return "the watch list failed; this sync lists, the next tries a watch list again"
+	case cache.FallbackUnsupported:
+		return "the server has no watch lists; every sync lists from now on"
+	case cache.FallbackNoEndBookmark:
+		return "the watch list's initial-events-end bookmark did not come in time"
 	}
 	return ""
 }
@@ -91,7 +106,7 @@ func explainStep(st cache.Step) string {
 	case cache.StepRelist:
 		return "the next sync lists again instead of resuming the watch"
 	case cache.StepFallbackList:
-		return "no watch list this time: get the state with a list instead"
+		return "no watch list this time: get the state with a list instead, at once"
 	case cache.StepBackoff:
 		msg := "wait " + st.Wait.Round(time.Millisecond).String() + " before trying again, growing after each failure in a row"
 		if ra := rest.RetryAfter(st.Err); ra > 0 && ra >= st.Wait {
