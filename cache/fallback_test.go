@@ -178,3 +178,45 @@ func TestWatchListWithoutEndBookmark(t *testing.T) {
 		})
 	}
 }
+
+// TestExpiredContinueListsWhole: a continued page answering 410 (its
+// token's snapshot compacted away) is followed at once by one list without
+// limit at the same version, which cannot expire the same way; a new
+// paginated list could, again and again on a busy server.
+func TestExpiredContinueListsWhole(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw := &fakeLW{
+			lists: []listAnswer{
+				{items: []*api.Pod{pod("a", "3")}, rv: "9", cont: "t1"}, {err: gone()},
+				{items: []*api.Pod{pod("a", "3"), pod("b", "10")}, rv: "11"},
+				// The relist after a 410 on the watch: the same again, from 11.
+				{items: []*api.Pod{pod("a", "3")}, rv: "12", cont: "t2"}, {err: gone()},
+				{items: []*api.Pod{pod("a", "3"), pod("b", "10")}, rv: "13"},
+			},
+			watches: []watchAnswer{{events: []watch.Event[*api.Pod]{errEvent(410, meta.ReasonExpired)}}, {hold: true}},
+		}
+		_, pushes, steps := runReflector(t, lw, ReflectorOptions{PageSize: 1, Name: "pods"}, 10*time.Minute)
+		lists, _ := lw.requests()
+		want := []ListOptions{
+			{Limit: 1}, {Limit: 1, Continue: "t1"}, {},
+			{ResourceVersion: "11", ResourceVersionMatch: MatchNotOlderThan, Limit: 1}, {Limit: 1, Continue: "t2"},
+			{ResourceVersion: "11", ResourceVersionMatch: MatchNotOlderThan},
+		}
+		if diff := cmp.Diff(want, lists); diff != "" {
+			t.Fatalf("list requests (-want +got):\n%s", diff)
+		}
+		expired := 0
+		for _, s := range steps {
+			if s.Kind == StepRelist && s.Cause == RelistPageExpired && rest.IsGone(s.Err) {
+				expired++
+			}
+		}
+		if expired != 2 {
+			t.Fatalf("%d relist steps with cause %v, want 2; steps %+v", expired, RelistPageExpired, fallbackSteps(steps))
+		}
+		wantPushes := []push{{[]string{"a@3", "b@10"}, "11"}, {[]string{"a@3", "b@10"}, "13"}}
+		if diff := cmp.Diff(wantPushes, pushes); diff != "" {
+			t.Fatalf("pushes (-want +got):\n%s", diff)
+		}
+	})
+}

@@ -300,6 +300,9 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv, match string) ([]T, st
 	for page := 1; ; page++ {
 		r.observe(Step{Kind: StepList, ResourceVersion: opts.ResourceVersion, Match: opts.ResourceVersionMatch, Page: page})
 		list, err := r.lw.List(ctx, opts)
+		if err != nil && opts.Continue != "" && rest.IsGone(err) {
+			return r.listWhole(ctx, rv, match, err)
+		}
 		if err != nil {
 			return nil, "", err
 		}
@@ -311,6 +314,20 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv, match string) ([]T, st
 		// the API forbids resourceVersion beside continue.
 		opts = ListOptions{Limit: opts.Limit, Continue: list.Metadata.Continue}
 	}
+}
+
+// listWhole lists in one page, without limit: the answer to a continue token
+// that expired (410) because the first page's snapshot was compacted away. A
+// new paginated list would take as long and could expire again, and again on
+// a busy server; a list without limit is served whole from one snapshot.
+func (r *Reflector[T]) listWhole(ctx context.Context, rv, match string, expired error) ([]T, string, error) {
+	r.observe(Step{Kind: StepRelist, Cause: RelistPageExpired, Err: expired})
+	r.observe(Step{Kind: StepList, ResourceVersion: rv, Match: match, Page: 1})
+	list, err := r.lw.List(ctx, ListOptions{ResourceVersion: rv, ResourceVersionMatch: match})
+	if err != nil {
+		return nil, "", err
+	}
+	return list.Items, list.Metadata.ResourceVersion, nil
 }
 
 func (r *Reflector[T]) watchTimeout() int64 {

@@ -40,6 +40,9 @@ const (
 	// server can no longer serve (410): the most recent state, which is newer
 	// still, is listed instead, at once.
 	RelistTooOld
+	// RelistPageExpired is a continued list page whose token expired (410):
+	// the list is done again at once in one page, without limit.
+	RelistPageExpired
 )
 
 func (c RelistCause) String() string {
@@ -50,6 +53,8 @@ func (c RelistCause) String() string {
 		return "store-refused"
 	case RelistTooOld:
 		return "list-too-old"
+	case RelistPageExpired:
+		return "continue-expired"
 	}
 	return "none"
 }

@@ -62,6 +62,8 @@ func relistReason(st cache.Step) string {
 		return "the store refused a change"
 	case cache.RelistTooOld:
 		return "list at " + st.ResourceVersion + " is too old; listing the most recent state"
+	case cache.RelistPageExpired:
+		return "a continued page's token expired (410); listing again in one page, without limit"
 	}
 	return ""
 }
