@@ -220,3 +220,21 @@ func TestExpiredContinueListsWhole(t *testing.T) {
 		}
 	})
 }
+
+// TestWatchListGivesUpWithoutFallback: before the first sync, a watch list
+// failure GiveUp gives up on (an untrusted certificate, say) ends Run at
+// once; a list would meet the same end.
+func TestWatchListGivesUpWithoutFallback(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		untrusted := errors.New("x509: certificate signed by unknown authority")
+		lw := &fakeLW{watches: []watchAnswer{{err: untrusted}}}
+		giveUp := func(err error) bool { return errors.Is(err, untrusted) }
+		err, returned, steps := runUntilReturn(t, lw, ReflectorOptions{WatchList: true, Name: "pods", GiveUp: giveUp}, time.Hour)
+		if !returned || !errors.Is(err, untrusted) {
+			t.Fatalf("Run returned %v (by itself: %t), want the watch list's failure", err, returned)
+		}
+		if lists, _ := lw.requests(); len(lists) != 0 {
+			t.Fatalf("%d lists after a failure given up on, want none; steps %+v", len(lists), fallbackSteps(steps))
+		}
+	})
+}

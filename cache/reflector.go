@@ -194,7 +194,7 @@ func (r *Reflector[T]) Run(ctx context.Context) (err error) {
 	defer func() { r.observe(Step{Kind: StepStopped, Err: err}) }()
 	s := r.syncState()
 	for ctx.Err() == nil {
-		if s.kind == stateBackoff && !r.synced && r.opts.GiveUp != nil && r.opts.GiveUp(s.err) {
+		if s.kind == stateBackoff && r.givesUp(s.err) {
 			return s.err
 		}
 		s = r.step(ctx, s)
@@ -203,6 +203,11 @@ func (r *Reflector[T]) Run(ctx context.Context) (err error) {
 		s.w.Stop()
 	}
 	return nil
+}
+
+// givesUp reports a failure before the first sync that GiveUp gives up on.
+func (r *Reflector[T]) givesUp(err error) bool {
+	return !r.synced && r.opts.GiveUp != nil && r.opts.GiveUp(err)
 }
 
 // step makes one transition from s.

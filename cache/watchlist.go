@@ -47,6 +47,9 @@ func (r *Reflector[T]) watchList(ctx context.Context) state[T] {
 		return state[T]{kind: stateWatchList} // Run ends here
 	case errors.As(err, &pe) && pe.Phase == PhaseStore:
 		return r.failed(PhaseStore, err, true)
+	case r.givesUp(err):
+		// A list would meet the same end (an untrusted certificate, say).
+		return r.failed(PhaseWatchList, err, true)
 	}
 	r.observe(Step{Kind: StepFallbackList, Fallback: r.fallbackCause(err), Err: err})
 	return state[T]{kind: stateSync}
