@@ -321,8 +321,8 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
-// TestFailures checks that a failure ends the command with status 1 and one
-// line on stderr that says what went wrong.
+// TestFailures checks that a failure no retry can cure ends the command with
+// status 1 and one line on stderr that says what went wrong and what to fix.
 func TestFailures(t *testing.T) {
 	isolate(t)
 	api := startFakeAPI(t)
@@ -332,9 +332,8 @@ func TestFailures(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"wrong token", []string{"--server", api.srv.URL, "--certificate-authority", api.caFile, "--token", "wrong"}, []string{"401", "Unauthorized"}},
-		{"wrong token, list", []string{"--server", api.srv.URL, "--certificate-authority", api.caFile, "--token", "wrong", "--watch-list=false"}, []string{"list", "401"}},
-		{"untrusted server", []string{"--server", api.srv.URL, "--token", testToken}, []string{"certificate"}},
+		{"untrusted server", []string{"--server", api.srv.URL, "--token", testToken}, []string{"certificate", "--certificate-authority"}},
+		{"missing token file", []string{"--server", api.srv.URL, "--certificate-authority", api.caFile, "--kubeconfig", tokenFileKubeconfig(t, api)}, []string{"no-such-token"}},
 		{"missing kubeconfig", []string{"--kubeconfig", missing}, []string{"missing.yaml"}},
 		{"nothing to connect to", nil, []string{"no configuration found"}},
 	}
@@ -357,6 +356,53 @@ func TestFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRetries checks that a failure waiting may cure (a refused token, which
+// may not be bound to its role yet) is retried, before the first sync as
+// after it, each retry told on stderr, and that Ctrl-C then exits 0.
+func TestRetries(t *testing.T) {
+	isolate(t)
+	api := startFakeAPI(t)
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"wrong token", []string{"--token", "wrong"}, "401 Unauthorized"},
+		{"wrong token, list", []string{"--token", "wrong", "--watch-list=false"}, "list pods: GET"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runUntilRetry(t, tt.want, append([]string{"watch", "--node", node1, "--server", api.srv.URL, "--certificate-authority", api.caFile}, tt.args...)...)
+			if !strings.Contains(r.stderr, "401") || strings.Contains(r.stderr, testToken) {
+				t.Fatalf("stderr %q: want the 401 named and no token", r.stderr)
+			}
+		})
+	}
+}
+
+// tokenFileKubeconfig is a kubeconfig whose user's token file does not exist.
+func tokenFileKubeconfig(t *testing.T, api *fakeAPI) string {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "kubeconfig")
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+current-context: c
+clusters:
+- name: k
+  cluster: {server: %q, certificate-authority: %q}
+users:
+- name: u
+  user: {tokenFile: %q}
+contexts:
+- name: c
+  context: {cluster: k, user: u}
+`, api.srv.URL, api.caFile, filepath.Join(dir, "no-such-token"))
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 const staticManifest = `apiVersion: v1

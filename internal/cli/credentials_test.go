@@ -229,8 +229,11 @@ contexts:
 		"--certificate-authority", cert, "--client-certificate", cert, "--client-key", key)...), false)
 	check("a key that is not one", run(t, append(append([]string{"watch"}, base...), "--server", api.srv.URL, "--token", testToken,
 		"--certificate-authority", api.caFile, "--client-certificate", cert, "--client-key", notKey)...), false)
-	check("refused token", run(t, append(append([]string{"watch"}, base...), "--server", api.srv.URL, "--token", testToken+"-wrong",
-		"--certificate-authority", api.caFile)...), false)
+	// A refused token is retried (it may not be bound to a role yet); its
+	// output is read up to the first retry.
+	refused := runUntilRetry(t, "401", append(append([]string{"watch"}, base...), "--server", api.srv.URL, "--token", testToken+"-wrong",
+		"--certificate-authority", api.caFile)...)
+	outputs = append(outputs, "refused token stdout", refused.stdout, "refused token stderr", refused.stderr)
 
 	files := 0
 	for _, root := range []string{fixtureDir, traceFile} {

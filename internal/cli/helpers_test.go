@@ -136,3 +136,23 @@ func checkGolden(t *testing.T, name, got string) {
 		t.Fatalf("output differs from %s (-want +got):\n%s", path, diff)
 	}
 }
+
+// runUntilRetry runs the command until its stderr says it will retry after
+// a failure holding want, then ends its ctx as Ctrl-C would; the command
+// must then exit 0.
+func runUntilRetry(t *testing.T, want string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	go func() {
+		if err := stderr.waitFor(want); err == nil {
+			stderr.waitFor("; retrying in ")
+		}
+		cancel()
+	}()
+	r := runCtx(t, ctx, stdout, stderr, args...)
+	if r.code != 0 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "; retrying in ") {
+		t.Fatalf("podwatch %s: exit %d, want 0 after a retry of a failure naming %q\nstderr:\n%s", strings.Join(args, " "), r.code, want, r.stderr)
+	}
+	return r
+}

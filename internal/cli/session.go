@@ -121,11 +121,12 @@ func (s *session) awaitReplay(ctx context.Context) {
 
 func (s *session) reflectorOptions() cache.ReflectorOptions {
 	opts := cache.ReflectorOptions{
-		Name:      "pods",
-		WatchList: s.plan.watchList,
-		PageSize:  s.plan.chunkSize,
-		Observe:   s.observe,
-		GiveUp:    giveUp,
+		Name:             "pods",
+		WatchList:        s.plan.watchList,
+		WatchListTimeout: s.flags.watchListTimeout,
+		PageSize:         s.plan.chunkSize,
+		Observe:          s.observe,
+		GiveUp:           rest.NeedsConfigChange,
 	}
 	if s.monitor != nil {
 		// A replay is reproducible: its jitter (watch timeouts, backoffs)
@@ -153,7 +154,7 @@ func (s *session) runEvents(srcCtx context.Context) {
 		s.observe(st)
 	}
 	if err := cache.NewReflector[*api.Pod](tee, store, opts).Run(srcCtx); err != nil {
-		s.fail(err)
+		s.fail(withRemedy(err))
 	}
 }
 
@@ -174,7 +175,7 @@ func (s *session) runUpdates(ctx, srcCtx context.Context) {
 	// which lets the update of the event in hand through.
 	start(podconfig.SourceAPI, func(_ context.Context, out chan<- podconfig.PodUpdate) {
 		if err := s.api.Run(ctx, out); err != nil {
-			s.fail(err)
+			s.fail(withRemedy(err))
 		}
 	})
 	if s.flags.manifests != "" {
@@ -259,11 +260,11 @@ func (s *session) observe(st cache.Step) {
 		if !finished && !s.limited.Load() {
 			s.log.printf("podwatch: warning: %s; retrying in %s", oneLine(st.Err.Error()), st.Wait.Round(1e6))
 		}
+	case cache.StepFallbackList:
+		// A server without watch lists is no news; any other fallback is a
+		// failure the user should hear of, although the list may well cure it.
+		if st.Fallback != cache.FallbackUnsupported && !finished && !s.limited.Load() {
+			s.log.printf("podwatch: warning: %s; listing instead", oneLine(st.Err.Error()))
+		}
 	}
 }
-
-// giveUp is the reflector's GiveUp: before the first sync, a failure that
-// waiting may not cure (a refused credential, a wrong URL, a TLS failure)
-// ends the command, since retrying it would only hide the mistake. Once
-// synced, every failure is retried.
-func giveUp(err error) bool { return !rest.IsRetryable(err) }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/podconfig"
 	"github.com/podwatch/podwatch/rest"
 )
@@ -60,26 +61,27 @@ func (f *connFlags) given(c *command) bool {
 
 // watchFlags are the flags of watch and record.
 type watchFlags struct {
-	conn          connFlags
-	node          string
-	allNodes      bool
-	namespace     string
-	selector      string
-	fieldSelector string
-	mode          string
-	events        bool
-	manifests     string
-	manifestURL   string
-	output        string
-	maxEvents     int
-	watchList     bool
-	chunkSize     int64
-	verbosity     int
-	contentType   string
-	replay        string
-	speed         float64
-	faults        replayFaults
-	trace         traceFlags
+	conn             connFlags
+	node             string
+	allNodes         bool
+	namespace        string
+	selector         string
+	fieldSelector    string
+	mode             string
+	events           bool
+	manifests        string
+	manifestURL      string
+	output           string
+	maxEvents        int
+	watchList        bool
+	watchListTimeout time.Duration
+	chunkSize        int64
+	verbosity        int
+	contentType      string
+	replay           string
+	speed            float64
+	faults           replayFaults
+	trace            traceFlags
 
 	// Worked out by check.
 	pcMode podconfig.Mode
@@ -124,6 +126,7 @@ func (f *watchFlags) register(c *command, replay bool) {
 	c.alias("o", "output")
 	fs.IntVar(&f.maxEvents, "max-events", 0, "exit once this many watch events after the initial sync are applied and printed (0: never)")
 	fs.BoolVar(&f.watchList, "watch-list", true, "get the initial state as a streaming watch list (--watch-list=false: a list)")
+	fs.DurationVar(&f.watchListTimeout, "watch-list-timeout", cache.DefaultWatchListTimeout, "list instead when a watch list's initial events have not ended after this long (`duration`)")
 	fs.Int64Var(&f.chunkSize, "chunk-size", 500, "list page size (0: one page)")
 	fs.StringVar(&f.contentType, "content-type", "json", "the `format` to ask lists and watches for: json, or protobuf (the kubelet's)")
 	f.trace.register(c)
@@ -159,6 +162,8 @@ func (f *watchFlags) check(c *command) error {
 		return usagef(name, "--node and --all-nodes cannot be combined")
 	case f.maxEvents < 0:
 		return usagef(name, "--max-events %d: must not be negative", f.maxEvents)
+	case f.watchListTimeout <= 0:
+		return usagef(name, "--watch-list-timeout %v: must be positive", f.watchListTimeout)
 	case f.chunkSize < 0:
 		return usagef(name, "--chunk-size %d: must not be negative", f.chunkSize)
 	case f.verbosity < 0:
