@@ -55,9 +55,10 @@ type ReflectorOptions struct {
 	// Run returns that failure instead of backing off and trying again. Once
 	// the store has been synced it is never asked again: a running reflector
 	// retries every failure, since the store it keeps is still worth
-	// keeping up to date. rest.IsRetryable is the usual ground: give up on
-	// what waiting cannot cure (a refused credential, a wrong URL), which a
-	// retry would only hide. Nil never gives up.
+	// keeping up to date. A watch list failure it gives up on is not
+	// followed by a list. rest.NeedsConfigChange is the usual ground: give
+	// up only on what no retry can cure without a change of configuration
+	// (an untrusted certificate, a missing file). Nil never gives up.
 	GiveUp func(error) bool
 }
 
