@@ -21,9 +21,23 @@ import (
 
 // soakEvents is how many watch events TestSoak takes. The default run takes
 // 250,000 (about 40 s on a loaded 2-core machine, at some 6,000 events a
-// second: the model server encodes each one, on fake time); -soak.events=1000000
-// takes a million in about three minutes.
+// second: the model server encodes each one, on fake time); make test-soak
+// takes a million (-soak.events=1000000, about three minutes). Under the race
+// detector, which runs it some six times slower, the default is soakRaceEvents:
+// the race run looks for data races, the million-event run for growth.
 var soakEvents = flag.Int("soak.events", 250_000, "TestSoak: watch events to take before stopping")
+
+const soakRaceEvents = 50_000
+
+// soakTarget is the number of events this run takes.
+func soakTarget() int {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "soak.events" })
+	if raceDetector && !set {
+		return soakRaceEvents
+	}
+	return *soakEvents
+}
 
 // Bounds of TestSoak, counted, not timed: what the watcher may gain from the
 // first sync to the end. The model's history grows with every change (a few
@@ -98,7 +112,8 @@ func TestSoak(t *testing.T) {
 		populate(counted)
 		onNode, _ := counted.History().Current(soakNode)
 		counted.Close()
-		faults := soakFaults(rand.New(rand.NewPCG(17, 3)), 4*(*soakEvents)/len(onNode)+100, len(onNode))
+		target := soakTarget()
+		faults := soakFaults(rand.New(rand.NewPCG(17, 3)), 4*target/len(onNode)+100, len(onNode))
 		srv := model.NewServer(model.NewHistory(0), model.Options{Faults: faults, Seed: 17})
 		defer srv.Close()
 		churn := populate(srv)
@@ -140,7 +155,7 @@ func TestSoak(t *testing.T) {
 		// after which the watch's version is gone (410) and the reflector
 		// streams the whole state again.
 		changes, restarts := 0, 0
-		for count.events.Load() < int64(*soakEvents) {
+		for count.events.Load() < int64(target) {
 			if err := churn.Run(); err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package source
+
+// raceDetector says the tests run under the race detector.
+const raceDetector = false
