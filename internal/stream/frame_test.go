@@ -45,3 +45,25 @@ func TestNextFrameEnds(t *testing.T) {
 		})
 	}
 }
+
+// FrameEnd, fed a frame one more byte at a time as the trace feeds it,
+// knows the length once the prefix is in and the end once the body is.
+func TestFrameEndGrows(t *testing.T) {
+	frame := lengthPrefixed("abc")
+	for n := 0; n <= len(frame); n++ {
+		end, length, err := FrameEnd([]byte(frame[:n]), 1<<10)
+		wantEnd, wantLength := -1, uint32(0)
+		if n >= FrameHeader {
+			wantLength = 3
+		}
+		if n == len(frame) {
+			wantEnd = len(frame)
+		}
+		if err != nil || end != wantEnd || length != wantLength {
+			t.Fatalf("%d bytes: got end %d, length %d, %v; want %d, %d", n, end, length, err, wantEnd, wantLength)
+		}
+	}
+	if _, length, err := FrameEnd(binary.BigEndian.AppendUint32(nil, 0xffffffff), 1<<10); err != ErrTooLarge || length != 0xffffffff {
+		t.Fatalf("a 4 GiB prefix: got length %d, %v; want ErrTooLarge with the length", length, err)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
+	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/watch"
 )
 
 // maxEventBytes bounds the event the framer holds; past it the stream is no
@@ -15,12 +17,17 @@ const maxEventBytes = 16 << 20
 // framer splits a watch stream into its events as bytes arrive, on its own,
 // so the trace does not depend on how the client's decoder buffers: it keeps
 // only the bytes of the event in progress, and frames them as the client's
-// decoder does (stream.JSONFramer). Not safe for concurrent use.
+// decoder does: a JSON stream with stream.JSONFramer, a protobuf one with
+// stream.FrameEnd (NextFrame's framing). Not safe for concurrent use.
 type framer struct {
 	buf    []byte // the event in progress, when it began in an earlier feed
 	start  int64  // stream offset of the event in progress
 	scan   stream.JSONFramer
 	broken bool
+	// protobuf frames the stream by length prefixes; tc reads the frames'
+	// objects.
+	protobuf bool
+	tc       protowire.Transcoder
 }
 
 // feed scans data, which begins at stream offset off, and calls emit for
@@ -30,25 +37,27 @@ func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
 		held := len(f.buf)
 		event := data
 		if held == 0 {
-			i := skipSpace(data)
-			if i == len(data) {
-				return
+			if !f.protobuf {
+				i := skipSpace(data)
+				if i == len(data) {
+					return
+				}
+				if data[i] != '{' {
+					// Not a JSON object: the client's decoder fails here too.
+					f.broken = true
+					return
+				}
+				data, off = data[i:], off+int64(i)
+				f.scan.Reset(0)
 			}
-			if data[i] != '{' {
-				// Not a JSON object: the client's decoder fails here too.
-				f.broken = true
-				return
-			}
-			data, off = data[i:], off+int64(i)
 			f.start, event = off, data
-			f.scan.Reset(0)
 		} else {
 			// Scan the held bytes and the new ones as one; an event whole in
 			// data is framed in place, without a copy.
 			f.buf = append(f.buf, data...)
 			event = f.buf
 		}
-		n, err := f.scan.Scan(event)
+		n, err := f.end(event, emit)
 		switch {
 		case err != nil:
 			f.broken, f.buf = true, nil
@@ -62,10 +71,31 @@ func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
 			}
 			return
 		}
-		emit(parseEvent(event[:n], f.start))
+		if f.protobuf {
+			emit(parseFrame(&f.tc, event[:n], f.start))
+		} else {
+			emit(parseEvent(event[:n], f.start))
+		}
 		f.buf = f.buf[:0]
 		data, off = data[n-held:], off+int64(n-held)
 	}
+}
+
+// end is the length of the event at event[0], or -1 while it is not all
+// there. A protobuf frame too long to hold is told (its prefix is all the
+// trace can show of it) before framing stops.
+func (f *framer) end(event []byte, emit func(*Event)) (int, error) {
+	if !f.protobuf {
+		return f.scan.Scan(event)
+	}
+	n, length, err := stream.FrameEnd(event, maxEventBytes)
+	if err != nil {
+		e := &Event{Offset: f.start, Bytes: stream.FrameHeader + int(length), Prefix: prefixOf(event)}
+		e.Error = (&watch.FrameTooLargeError{Offset: f.start, Limit: maxEventBytes}).Error()
+		e.Explain = explainBadFrame
+		emit(e)
+	}
+	return n, err
 }
 
 func skipSpace(data []byte) int {
@@ -95,16 +125,29 @@ func parseEvent(frame []byte, off int64) *Event {
 			r.Skip()
 		}
 	})
+	readObject(object, e)
+	e.Explain = explainEvent(e)
+	return e
+}
+
+// readObject fills in what e tells of its object, the JSON object: an
+// ERROR's Status, or the object's metadata.
+func readObject(object []byte, e *Event) {
 	switch {
 	case e.Type == "ERROR" && object != nil:
-		if st, err := meta.ParseStatus(object); err == nil {
-			e.Status = &Status{Code: st.Code, Reason: string(st.Reason), Message: oneLine(st.Message)}
-		}
+		e.Status = statusOf(object)
 	case object != nil:
 		readMeta(object, e)
 	}
-	e.Explain = explainEvent(e)
-	return e
+}
+
+// statusOf is the gist of a Status in JSON, nil if it is none.
+func statusOf(object []byte) *Status {
+	st, err := meta.ParseStatus(object)
+	if err != nil {
+		return nil
+	}
+	return &Status{Code: st.Code, Reason: string(st.Reason), Message: oneLine(st.Message)}
 }
 
 func readMeta(object []byte, e *Event) {

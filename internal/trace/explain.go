@@ -12,10 +12,16 @@ import (
 // docs/PROTOCOL.md tells it at length; each says what a value asks of the
 // server in the request it is part of.
 
-func explainRequest(typ string) string {
-	switch typ {
-	case "list":
+func explainRequest(typ string, protobuf bool) string {
+	switch {
+	case typ == "list" && protobuf:
+		return "a list, asked for in protobuf: one envelope holding a PodList with the matching items and the resourceVersion they were read at"
+	case typ == "list":
 		return "a list: one JSON object with the matching items and the resourceVersion they were read at"
+	case typ == "watch" && protobuf:
+		return "a watch, asked for in protobuf: the answer stays open and streams one length-prefixed frame per change"
+	}
+	switch typ {
 	case "watch":
 		return "a watch: the answer stays open and streams one JSON event per change"
 	case "watch-list":
@@ -155,10 +161,21 @@ func explainResponse(typ string, resp *http.Response) string {
 	default:
 		framing = "a body that ends when the connection closes"
 	}
-	if typ == "watch" || typ == "watch-list" {
+	watching := typ == "watch" || typ == "watch-list"
+	if isProtobuf(resp.Header.Get("Content-Type")) {
+		framing += "; " + protobufFraming(watching)
+	}
+	if watching {
 		return "the watch is open; " + framing + "; events follow as they happen"
 	}
 	return framing
+}
+
+func protobufFraming(watching bool) string {
+	if watching {
+		return "protobuf: each event is a frame, a 4-byte big-endian length then a WatchEvent whose object is an envelope"
+	}
+	return `protobuf: one envelope, the magic k8s\x00 then a runtime.Unknown holding apiVersion, kind and the object's message`
 }
 
 func explainEnd(typ string, e *BodyEnd) string {

@@ -64,7 +64,7 @@ h1{font-size:1.4em;margin:0 0 .3em}h2{font-size:1.1em;margin:1.5em 0 .4em}
 .summary{margin:.2em 0 1em}.legend span{display:inline-block;margin-right:1.2em}
 .sw{display:inline-block;width:.9em;height:.9em;vertical-align:-.1em;margin-right:.3em;border-radius:2px}
 svg{border:1px solid #ddd;background:#fcfcfc}svg text{font:11px ui-monospace,monospace;fill:#333}
-svg .lane{fill:#555;font-weight:bold}svg .grid{stroke:#eee}svg .bar{fill:#dde6f3;stroke:#8aa4c8}
+svg .lane{fill:#555;font-weight:bold}svg .format{font-size:9px;fill:#777}svg .grid{stroke:#eee}svg .bar{fill:#dde6f3;stroke:#8aa4c8}
 svg .bar.failed{fill:#f6d8d8;stroke:#c88}svg .read{stroke:#999}svg .frame{stroke:#6a8fd0}
 svg .rv{fill:#444}svg .rvtick{stroke:#aaa}svg .push{fill:#222}svg .replace{fill:#2e8b57}
 svg .relist{fill:#c0392b}svg .backoff{fill:#f0a030;opacity:.7}svg .step{fill:#8e44ad}
@@ -85,6 +85,7 @@ type timeline struct {
 type reqBar struct {
 	n        int
 	label    string
+	format   string // the answer's Content-Type: the wire format of its body
 	from, to time.Duration
 	ended    bool
 	failed   bool
@@ -122,6 +123,7 @@ func (s *htmlSink) timeline() *timeline {
 			}
 			b.title = append(b.title, stepTitle(st))
 		case KindResponse:
+			b.format = st.Response.ContentType
 			if st.Response.Error != "" || st.Response.Status < 200 || st.Response.Status > 299 {
 				b.failed = true
 				b.label += fmt.Sprintf(" (%d)", st.Response.Status)
@@ -138,6 +140,15 @@ func (s *htmlSink) timeline() *timeline {
 		}
 	}
 	return tl
+}
+
+// formatName is how a bar names its body's format: the Content-Type with
+// Kubernetes' long vendor prefix shortened.
+func formatName(contentType string) string {
+	if contentType == "" {
+		return "no body format"
+	}
+	return strings.Replace(contentType, "application/vnd.kubernetes.", "k8s ", 1)
 }
 
 func paramValue(r *Request, name string) string {
@@ -167,7 +178,7 @@ func (s *htmlSink) page(b *bytes.Buffer) {
 		b.WriteString("<p class=\"summary\">")
 	}
 	if st := tl.stop; st != nil {
-		fmt.Fprintf(b, "<br>%d requests, %d events, %d pushes, %d relists, %d backoffs in %s", st.Requests, st.Events, st.Pushes, st.Relists, st.Backoffs, dur(st.Duration))
+		fmt.Fprintf(b, "<br>%d requests, %d events, %d pushes, %d relists, %d backoffs in %s%s", st.Requests, st.Events, st.Pushes, st.Relists, st.Backoffs, dur(st.Duration), esc(watchBytesText(st)))
 	}
 	if s.dropped > 0 {
 		fmt.Fprintf(b, "<br>only the first %d steps are drawn; %d more were left out", maxHTMLSteps, s.dropped)
@@ -277,8 +288,10 @@ func (s *htmlSink) bar(b *bytes.Buffer, tl *timeline, r *reqBar) {
 	if r.failed {
 		class += " failed"
 	}
-	fmt.Fprintf(b, "<g data-kind=\"request\" data-req=\"%d\"><title>%s</title><text x=\"8\" y=\"%d\">%s</text><rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"3\"/></g>\n",
-		r.n, esc(strings.Join(r.title, "\n")), y+rowHeight/2+4, esc(cut(r.label, 32)), class, x0, y+1, max(x1-x0, 2), rowHeight-4)
+	// The label's second line is the body's format, so that JSON and
+	// protobuf requests tell apart at a glance.
+	fmt.Fprintf(b, "<g data-kind=\"request\" data-req=\"%d\" data-format=\"%s\"><title>%s</title><text x=\"8\" y=\"%d\">%s</text><text class=\"format\" x=\"8\" y=\"%d\">%s</text><rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"3\"/></g>\n",
+		r.n, esc(r.format), esc(strings.Join(r.title, "\n")), y+11, esc(cut(r.label, 32)), y+21, esc(cut(formatName(r.format), 36)), class, x0, y+1, max(x1-x0, 2), rowHeight-4)
 }
 
 func (s *htmlSink) decision(b *bytes.Buffer, tl *timeline, st Step, rvs *int) {

@@ -66,11 +66,17 @@ func fakeServer(t *testing.T) *httptest.Server {
 // against srv until its fourth push, and returns the trace as JSON lines.
 func runTraced(t *testing.T, srv *httptest.Server) string {
 	t.Helper()
+	return runTracedAs(t, srv, rest.ContentTypeJSON)
+}
+
+// runTracedAs is runTraced with the client asking for contentType.
+func runTracedAs(t *testing.T, srv *httptest.Server, contentType string) string {
+	t.Helper()
 	var out bytes.Buffer
 	tr := New(Options{Sinks: []Sink{JSON(&out)}, Clock: func() time.Time { return time.Time{} }})
 	tr.Begin(srv.URL, "test")
 	in := NewInstrument[*testPod](tr)
-	cfg := rest.Config{Host: srv.URL}
+	cfg := rest.Config{Host: srv.URL, ContentType: contentType}
 	in.Configure(&cfg)
 	c, err := rest.NewClient(cfg)
 	if err != nil {

@@ -157,8 +157,39 @@ type Event struct {
 	Status          *Status           `json:"status,omitempty"`
 	// Initial marks the initial events of a watch list, applied together as
 	// one replace at the bookmark that ends them.
-	Initial bool   `json:"initial,omitempty"`
+	Initial bool `json:"initial,omitempty"`
+	// Prefix and Envelope are a protobuf frame's: its length prefix, and
+	// what the envelope around its object says. Offset and Bytes then
+	// count the frame from its prefix.
+	Prefix   *Prefix   `json:"prefix,omitempty"`
+	Envelope *Envelope `json:"envelope,omitempty"`
+	// Error is why the frame could not be read (a protobuf watch's frames
+	// stay apart even when one is malformed): the client's decoder fails on
+	// it too, and the step is not counted as an event.
+	Error   string `json:"error,omitempty"`
 	Explain string `json:"explain"`
+}
+
+// Prefix is the 4-byte big-endian length before each frame of a protobuf
+// watch.
+type Prefix struct {
+	// Hex is the four bytes as sent, e.g. "00000a3f".
+	Hex string `json:"hex"`
+	// Length is what they announce: the bytes of the WatchEvent after them.
+	Length uint32 `json:"length"`
+}
+
+// Envelope is what the runtime.Unknown around a protobuf object says of it:
+// its type, how it is encoded (both empty from the apiserver: plain
+// protobuf) and its size. A list's envelope also counts its items.
+type Envelope struct {
+	APIVersion      string `json:"apiVersion"`
+	Kind            string `json:"kind"`
+	ContentEncoding string `json:"contentEncoding"`
+	ContentType     string `json:"contentType"`
+	// ObjectBytes is the size of the object's own message.
+	ObjectBytes int  `json:"objectBytes"`
+	Items       *int `json:"items,omitempty"`
 }
 
 // Status is the gist of a Kubernetes Status: an ERROR event's object or a
@@ -180,7 +211,9 @@ type BodyEnd struct {
 	Reads    int           `json:"reads"`
 	Duration time.Duration `json:"-"`
 	Status   *Status       `json:"status,omitempty"`
-	Explain  string        `json:"explain"`
+	// Envelope is a protobuf list's, read once its whole body came.
+	Envelope *Envelope `json:"envelope,omitempty"`
+	Explain  string    `json:"explain"`
 }
 
 // Push is one push of the undelta store: the whole current pod set.
@@ -194,12 +227,17 @@ type Push struct {
 
 // Stop closes a trace with counts of what it told.
 type Stop struct {
-	Requests int           `json:"requests"`
-	Events   int           `json:"events"`
-	Pushes   int           `json:"pushes"`
-	Relists  int           `json:"relists"`
-	Backoffs int           `json:"backoffs"`
-	Duration time.Duration `json:"-"`
+	Requests int `json:"requests"`
+	Events   int `json:"events"`
+	Pushes   int `json:"pushes"`
+	Relists  int `json:"relists"`
+	Backoffs int `json:"backoffs"`
+	// WatchBytes is what the 2xx watch bodies held on the wire, and
+	// BytesPerEvent that over Events: the same watch costs different bytes
+	// per event in JSON and in protobuf.
+	WatchBytes    int64         `json:"watchBytes"`
+	BytesPerEvent float64       `json:"bytesPerEvent"`
+	Duration      time.Duration `json:"-"`
 }
 
 // millis is a duration in JSON: milliseconds with three decimals.

@@ -65,8 +65,8 @@ func textOf(st Step) (tag, col, text string, more []string) {
 		return "trace", bold, "of " + st.Start.Server + ": " + st.Start.Watching, nil
 	case KindStop:
 		p := st.Stop
-		return "trace", bold, fmt.Sprintf("end after %s: %d requests, %d events, %d pushes, %d relists, %d backoffs",
-			dur(p.Duration), p.Requests, p.Events, p.Pushes, p.Relists, p.Backoffs), nil
+		return "trace", bold, fmt.Sprintf("end after %s: %d requests, %d events, %d pushes, %d relists, %d backoffs%s",
+			dur(p.Duration), p.Requests, p.Events, p.Pushes, p.Relists, p.Backoffs, watchBytesText(p)), nil
 	case KindDecision:
 		return decisionText(st.Decision)
 	case KindRequest:
@@ -169,7 +169,22 @@ func responseText(req string, r *Response) (string, string, string, []string) {
 
 var eventColors = map[string]string{"ADDED": green, "MODIFIED": yellow, "DELETED": red, "BOOKMARK": blue, "ERROR": bold + red}
 
+// watchBytesText is the summary's wire cost of the watches, if any were
+// read: what a user compares between a JSON and a protobuf run.
+func watchBytesText(p *Stop) string {
+	switch {
+	case p.WatchBytes == 0:
+		return ""
+	case p.Events == 0:
+		return fmt.Sprintf("; watch bodies %d bytes", p.WatchBytes)
+	}
+	return fmt.Sprintf("; watch bodies %d bytes, %.1f bytes per event", p.WatchBytes, p.BytesPerEvent)
+}
+
 func eventText(req string, e *Event) (string, string, string, []string) {
+	if e.Error != "" {
+		return badFrameText(req, e)
+	}
 	var what string
 	switch {
 	case e.Status != nil:
@@ -185,7 +200,53 @@ func eventText(req string, e *Event) (string, string, string, []string) {
 			what += " deleting"
 		}
 	}
-	return req + e.Type, eventColors[e.Type], fmt.Sprintf("%s (%d bytes at %d): %s", what, e.Bytes, e.Offset, e.Explain), nil
+	var more []string
+	if e.Prefix != nil {
+		more = append(more, frameLine(e))
+	}
+	return req + e.Type, eventColors[e.Type], fmt.Sprintf("%s (%d bytes at %d): %s", what, e.Bytes, e.Offset, e.Explain), more
+}
+
+// frameLine shows a protobuf frame: its prefix as sent and what it
+// announces, then the envelope inside the WatchEvent.
+func frameLine(e *Event) string {
+	s := fmt.Sprintf("frame: length prefix %s = %d bytes of WatchEvent", spacedHex(e.Prefix.Hex), e.Prefix.Length)
+	if e.Type != "" {
+		s += " " + e.Type
+	}
+	if env := e.Envelope; env != nil {
+		s += "; " + envelopeText(env)
+	}
+	return s
+}
+
+func envelopeText(env *Envelope) string {
+	s := fmt.Sprintf("envelope k8s\\x00 %s %s, contentEncoding %q, contentType %q, object %d bytes",
+		env.APIVersion, env.Kind, env.ContentEncoding, env.ContentType, env.ObjectBytes)
+	if env.Items != nil {
+		s += fmt.Sprintf(", %d %s", *env.Items, plural(*env.Items, "item", "items"))
+	}
+	return s
+}
+
+// spacedHex puts a space between the bytes of a hex string, as a dump does.
+func spacedHex(h string) string {
+	var b strings.Builder
+	for i := 0; i+2 <= len(h); i += 2 {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(h[i : i+2])
+	}
+	return b.String()
+}
+
+func badFrameText(req string, e *Event) (string, string, string, []string) {
+	text := fmt.Sprintf("%d bytes at %d", e.Bytes, e.Offset)
+	if e.Prefix != nil {
+		text += fmt.Sprintf(" (length prefix %s)", spacedHex(e.Prefix.Hex))
+	}
+	return req + "bad frame", bold + red, text + ": " + e.Error, []string{e.Explain}
 }
 
 func endText(req string, e *BodyEnd) (string, string, string, []string) {
@@ -197,6 +258,9 @@ func endText(req string, e *BodyEnd) (string, string, string, []string) {
 	var more []string
 	if s := e.Status; s != nil {
 		more = append(more, fmt.Sprintf("Status %d %s: %s", s.Code, s.Reason, s.Message))
+	}
+	if e.Envelope != nil {
+		more = append(more, envelopeText(e.Envelope))
 	}
 	return req + "end", dim, text, more
 }

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"errors"
+	"math"
 	"sync"
 	"time"
 )
@@ -90,6 +91,10 @@ func (t *Tracer) Close() error {
 	t.moveOnLocked()
 	st := t.counts
 	st.Duration = t.sinceLocked()
+	if st.Events > 0 {
+		// One decimal is plenty to compare formats, and keeps the line short.
+		st.BytesPerEvent = math.Round(float64(st.WatchBytes)/float64(st.Events)*10) / 10
+	}
 	t.emitLocked(Step{Kind: KindStop, Stop: &st})
 	t.closed = true
 	for i, s := range t.sinks {
@@ -137,7 +142,9 @@ func (t *Tracer) count(s Step) {
 	case KindRequest:
 		t.counts.Requests++
 	case KindEvent:
-		t.counts.Events++
+		if s.Event.Error == "" {
+			t.counts.Events++
+		}
 	case KindPush:
 		t.counts.Pushes++
 	case KindDecision:
@@ -173,8 +180,8 @@ func (t *Tracer) applyNextLocked(initial bool) *Event {
 		return nil
 	}
 	for i, s := range r.pending {
-		if s.Kind != KindEvent {
-			continue
+		if s.Kind != KindEvent || s.Event.Error != "" {
+			continue // a frame the client could not read was not applied
 		}
 		if initial {
 			s.Event.Initial = true

@@ -8,13 +8,15 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/podwatch/podwatch/rest/meta"
 )
 
 // statusBodyLimit bounds what is kept of a failed request's body, to show its
 // Status.
 const statusBodyLimit = 64 << 10
+
+// listBodyLimit bounds the protobuf list body kept to show its envelope;
+// past it the envelope is not shown.
+const listBodyLimit = maxEventBytes
 
 // reqState is one traced request, from its sending to the end of its body.
 type reqState struct {
@@ -36,6 +38,11 @@ type reqState struct {
 	events    *framer // a 2xx watch's event stream
 	lastEvent string  // the type of the last event in it
 	status    []byte  // a failed request's body, for its Status
+	// protobuf says the body is Kubernetes protobuf; list holds a 2xx
+	// protobuf body that is not a watch, up to listBodyLimit, to show its
+	// envelope once it has all come.
+	protobuf bool
+	list     []byte
 }
 
 type reqKey struct{}
@@ -83,7 +90,7 @@ func (t *Tracer) sent(req *http.Request) *reqState {
 		Path:    req.URL.Path,
 		Query:   maskQuery(req.URL.RawQuery, q),
 		Type:    r.typ,
-		Explain: explainRequest(r.typ),
+		Explain: explainRequest(r.typ, asksProtobuf(req.Header)),
 		Params:  explainParams(r.typ, q),
 		Headers: shownHeaders(req.Header),
 	}})
@@ -124,6 +131,7 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 		return
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	r.protobuf = isProtobuf(resp.Header.Get("Content-Type"))
 	t.emitLocked(Step{Kind: KindResponse, Req: r.n, Response: &Response{
 		Status:           resp.StatusCode,
 		StatusText:       resp.Status,
@@ -139,11 +147,13 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 	case ok && (r.typ == "watch" || r.typ == "watch-list"):
 		r.held = true
 		r.initial = r.typ == "watch-list"
-		r.events = &framer{}
+		r.events = &framer{protobuf: r.protobuf}
 		t.held = append(t.held, r)
 		t.cur = r
 	case !ok:
 		r.status = []byte{}
+	case r.protobuf:
+		r.list = []byte{}
 	}
 }
 
@@ -178,6 +188,7 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 		t.holdLocked(r, Step{Kind: KindRead, Req: r.n, Read: &Read{Bytes: len(data), Offset: r.bytes, Since: now.Sub(r.last)}})
 		r.last = now
 		if r.events != nil {
+			t.counts.WatchBytes += int64(len(data))
 			r.events.feed(data, r.bytes, func(e *Event) {
 				r.lastEvent = e.Type
 				t.holdLocked(r, Step{Kind: KindEvent, Req: r.n, Event: e})
@@ -185,6 +196,13 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 		}
 		if r.status != nil && len(r.status) < statusBodyLimit {
 			r.status = append(r.status, data[:min(len(data), statusBodyLimit-len(r.status))]...)
+		}
+		if r.list != nil {
+			if len(r.list)+len(data) > listBodyLimit {
+				r.list = nil
+			} else {
+				r.list = append(r.list, data...)
+			}
 		}
 		r.bytes += int64(len(data))
 		r.reads++
@@ -224,16 +242,25 @@ func (t *Tracer) bodyClosed(r *reqState) {
 func (t *Tracer) endLocked(r *reqState, how, msg string) {
 	r.ended = true
 	e := &BodyEnd{How: how, Error: oneLine(msg), Bytes: r.bytes, Reads: r.reads, Duration: t.clock().Sub(r.sent)}
-	if r.status != nil {
-		if st, err := meta.ParseStatus(r.status); err == nil {
-			e.Status = &Status{Code: st.Code, Reason: string(st.Reason), Message: oneLine(st.Message)}
-		}
+	switch {
+	case r.status != nil && r.protobuf:
+		e.Status = protobufStatus(r.status)
+	case r.status != nil:
+		e.Status = statusOf(r.status)
 	}
 	if r.events != nil {
 		if tail := r.events.leftover(); tail > 0 {
-			e.Error = strings.TrimPrefix(e.Error+"; ", "; ") + itoa(tail) + " bytes after the last whole event"
+			e.Error = joinErr(e.Error, itoa(tail)+" bytes after the last whole event")
 		}
 	}
+	if r.list != nil && how == "eof" {
+		env, err := listEnvelope(r.list)
+		e.Envelope = env
+		if err != nil {
+			e.Error = joinErr(e.Error, oneLine(err.Error()))
+		}
+	}
+	r.list = nil
 	e.Explain = explainEnd(r.typ, e)
 	t.holdLocked(r, Step{Kind: KindBodyEnd, Req: r.n, BodyEnd: e})
 }
@@ -297,6 +324,8 @@ func maskQuery(raw string, q map[string][]string) string {
 	}
 	return raw
 }
+
+func joinErr(a, b string) string { return strings.TrimPrefix(a+"; "+b, "; ") }
 
 // oneLine keeps a message on one line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,117 @@
+package trace
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/podwatch/podwatch/internal/stream"
+	"github.com/podwatch/podwatch/rest/protowire"
+)
+
+// protobufType is the media type of the Kubernetes protobuf wire format; a
+// watch answers it with the parameter stream=watch.
+const protobufType = "application/vnd.kubernetes.protobuf"
+
+// isProtobuf says whether a Content-Type is Kubernetes protobuf.
+func isProtobuf(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == protobufType
+}
+
+// asksProtobuf says whether a request's Accept header puts protobuf first,
+// as podwatch's and the kubelet's do.
+func asksProtobuf(h http.Header) bool {
+	first, _, _ := strings.Cut(h.Get("Accept"), ",")
+	return isProtobuf(strings.TrimSpace(first))
+}
+
+const explainBadFrame = "podwatch cannot read this frame: the client's decoder fails on it too, and the watch ends"
+
+// prefixOf shows the length prefix at the start of frame.
+func prefixOf(frame []byte) *Prefix {
+	if len(frame) < stream.FrameHeader {
+		return nil
+	}
+	p := frame[:stream.FrameHeader]
+	return &Prefix{Hex: hex.EncodeToString(p), Length: binary.BigEndian.Uint32(p)}
+}
+
+// parseFrame reads what a trace tells of one protobuf watch frame, prefix
+// included, at stream offset off: the prefix, the WatchEvent's type, the
+// envelope around its object, and what the object says of itself (read
+// through its JSON, as the client reads it). It reads as the client's
+// decoder does; where that fails, the event holds the typed error's text.
+func parseFrame(tc *protowire.Transcoder, frame []byte, off int64) *Event {
+	e := &Event{Offset: off, Bytes: len(frame), Prefix: prefixOf(frame)}
+	if err := readFrame(tc, frame[stream.FrameHeader:], off+stream.FrameHeader, e); err != nil {
+		e.Error = oneLine(err.Error())
+		e.Explain = explainBadFrame
+		return e
+	}
+	e.Explain = explainEvent(e)
+	return e
+}
+
+func readFrame(tc *protowire.Transcoder, body []byte, off int64, e *Event) error {
+	we, err := protowire.ParseWatchEvent(body, off)
+	if err != nil {
+		return err
+	}
+	e.Type = we.Type
+	switch {
+	case we.Type == "":
+		return &protowire.SyntaxError{Offset: off, Msg: "watch event has no type"}
+	case !we.HasObject:
+		return &protowire.SyntaxError{Offset: off, Msg: "watch event has no object"}
+	}
+	u, err := protowire.ParseEnvelope(we.Object, we.ObjectOffset)
+	if err != nil {
+		return err
+	}
+	e.Envelope = envelopeOf(u)
+	object, err := tc.Object(u)
+	if err != nil {
+		return err
+	}
+	readObject(object, e)
+	return nil
+}
+
+func envelopeOf(u *protowire.Unknown) *Envelope {
+	return &Envelope{APIVersion: u.APIVersion, Kind: u.Kind, ContentEncoding: u.ContentEncoding,
+		ContentType: u.ContentType, ObjectBytes: len(u.Raw)}
+}
+
+// listEnvelope reads a protobuf list body whole: its envelope and how many
+// items the list holds.
+func listEnvelope(body []byte) (*Envelope, error) {
+	u, err := protowire.ParseEnvelope(body, 0)
+	if err != nil {
+		return nil, err
+	}
+	env := envelopeOf(u)
+	n, err := protowire.Items(u)
+	if err != nil {
+		return env, err
+	}
+	env.Items = &n
+	return env, nil
+}
+
+// protobufStatus is the gist of a protobuf error answer, a Status envelope;
+// nil if the body is not one.
+func protobufStatus(body []byte) *Status {
+	u, err := protowire.ParseEnvelope(body, 0)
+	if err != nil || u.Kind != "Status" {
+		return nil
+	}
+	var tc protowire.Transcoder
+	js, err := tc.Object(u)
+	if err != nil {
+		return nil
+	}
+	return statusOf(js)
+}

@@ -1,0 +1,362 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/protowire"
+)
+
+// field is the number of kind's field with JSON name path[0], or of the
+// field path[1] of that one's message, and so on: the test builds its
+// messages from the schema rather than from numbers of its own.
+func field(t testing.TB, kind string, path ...string) int {
+	t.Helper()
+	m, ok := protowire.Root(kind)
+	if !ok {
+		t.Fatalf("no schema for %s", kind)
+	}
+	var num int32
+	for _, name := range path {
+		if num, m, ok = m.Field(name); !ok {
+			t.Fatalf("%s has no field %v", kind, path)
+		}
+	}
+	return int(num)
+}
+
+// pbMeta is an ObjectMeta message: name, namespace, resourceVersion, and
+// a deletionTimestamp (a Time: seconds 1, nanos 2) and annotations when
+// given.
+func pbMeta(t testing.TB, name, rv string, deleting bool, annotations map[string]string) []byte {
+	var b []byte
+	if name != "" {
+		b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "name"), []byte(name))
+		b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "namespace"), []byte("shop"))
+	}
+	b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "resourceVersion"), []byte(rv))
+	if deleting {
+		b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "deletionTimestamp"), protowire.AppendVarintField(nil, 1, 1796244129))
+	}
+	for k, v := range annotations {
+		entry := protowire.AppendBytesField(protowire.AppendBytesField(nil, 1, []byte(k)), 2, []byte(v))
+		b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "annotations"), entry)
+	}
+	return b
+}
+
+func pbPod(t testing.TB, name, rv string, deleting bool, annotations map[string]string) []byte {
+	return protowire.AppendBytesField(nil, field(t, "Pod", "metadata"), pbMeta(t, name, rv, deleting, annotations))
+}
+
+func pbStatus(t testing.TB, code int, reason, message string) []byte {
+	var b []byte
+	b = protowire.AppendBytesField(b, field(t, "Status", "status"), []byte("Failure"))
+	b = protowire.AppendBytesField(b, field(t, "Status", "message"), []byte(message))
+	b = protowire.AppendBytesField(b, field(t, "Status", "reason"), []byte(reason))
+	return protowire.AppendVarintField(b, field(t, "Status", "code"), uint64(code))
+}
+
+// pbList is a PodList envelope of pods at rv.
+func pbList(t testing.TB, rv string, pods ...[]byte) []byte {
+	lm := protowire.AppendBytesField(nil, field(t, "PodList", "metadata", "resourceVersion"), []byte(rv))
+	raw := protowire.AppendBytesField(nil, field(t, "PodList", "metadata"), lm)
+	for _, p := range pods {
+		raw = protowire.AppendBytesField(raw, field(t, "PodList", "items"), p)
+	}
+	return protowire.AppendEnvelope(nil, "v1", "PodList", raw)
+}
+
+// pbFrame is one watch frame, its object an envelope of kind.
+func pbFrame(typ, kind string, raw []byte) []byte {
+	return protowire.AppendWatchFrame(nil, typ, protowire.AppendEnvelope(nil, "v1", kind, raw))
+}
+
+// protoStream is the protobuf twin of watchStream: a pod event, the
+// bookmark ending a watch list, a graceful delete, and a 410.
+func protoStream(t testing.TB) (stream []byte, frames [][]byte, raws [][]byte) {
+	raws = [][]byte{
+		pbPod(t, "web-1", "215", false, nil),
+		pbPod(t, "", "215", false, map[string]string{"k8s.io/initial-events-end": "true"}),
+		pbPod(t, "web-1", "220", true, nil),
+		pbStatus(t, 410, "Expired", "too old resource version: 224 (227)"),
+	}
+	types := []string{"ADDED", "BOOKMARK", "MODIFIED", "ERROR"}
+	for i, raw := range raws {
+		kind := "Pod"
+		if types[i] == "ERROR" {
+			kind = "Status"
+		}
+		f := pbFrame(types[i], kind, raw)
+		frames = append(frames, f)
+		stream = append(stream, f...)
+	}
+	return stream, frames, raws
+}
+
+func wantProtoEvents(t testing.TB) []*Event {
+	_, frames, raws := protoStream(t)
+	evs := []*Event{
+		{Type: "ADDED", Namespace: "shop", Name: "web-1", ResourceVersion: "215"},
+		{Type: "BOOKMARK", ResourceVersion: "215", Annotations: map[string]string{"k8s.io/initial-events-end": "true"}},
+		{Type: "MODIFIED", Namespace: "shop", Name: "web-1", ResourceVersion: "220", Deleting: true},
+		{Type: "ERROR", Status: &Status{Code: 410, Reason: "Expired", Message: "too old resource version: 224 (227)"}},
+	}
+	off := 0
+	for i, e := range evs {
+		f := frames[i]
+		kind := "Pod"
+		if e.Type == "ERROR" {
+			kind = "Status"
+		}
+		e.Offset, e.Bytes = int64(off), len(f)
+		// The prefix announces the frame's bytes after it.
+		e.Prefix = &Prefix{Hex: fmt.Sprintf("%08x", len(f)-4), Length: uint32(len(f) - 4)}
+		e.Envelope = &Envelope{APIVersion: "v1", Kind: kind, ObjectBytes: len(raws[i])}
+		e.Explain = explainEvent(e)
+		off += len(f)
+	}
+	return evs
+}
+
+// TestProtobufFramerSplits feeds a protobuf watch cut at every byte, and in
+// one piece: each frame is found with its prefix, envelope and object, and
+// never depends on how the bytes arrived.
+func TestProtobufFramerSplits(t *testing.T) {
+	stream, _, _ := protoStream(t)
+	want := wantProtoEvents(t)
+	for cut := 0; cut <= len(stream); cut++ {
+		f := framer{protobuf: true}
+		var got []*Event
+		emit := func(e *Event) { got = append(got, e) }
+		f.feed(stream[:cut], 0, emit)
+		f.feed(stream[cut:], int64(cut), emit)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("cut at %d (-want +got):\n%s", cut, diff)
+		}
+		if f.leftover() != 0 {
+			t.Fatalf("cut at %d: %d bytes left over", cut, f.leftover())
+		}
+	}
+}
+
+// TestProtobufBadFrames gives the framer frames the client's decoder
+// refuses: each is one event step holding the typed error, and framing goes
+// on after it while the prefixes still say where frames end.
+func TestProtobufBadFrames(t *testing.T) {
+	good := pbFrame("ADDED", "Pod", pbPod(t, "web-1", "215", false, nil))
+	wrongMagic := bytes.Replace(bytes.Clone(good), protowire.Magic, []byte("k9s\x00"), 1)
+	unknownKind := pbFrame("ADDED", "Secret", pbPod(t, "web-1", "215", false, nil))
+	noType := protowire.AppendWatchFrame(nil, "", protowire.AppendEnvelope(nil, "v1", "Pod", nil))
+	// A WatchEvent whose type field announces more bytes than the frame has.
+	cutField := binary.BigEndian.AppendUint32(nil, 3)
+	cutField = append(cutField, 0x0a, 0x7f, 'A')
+	huge := binary.BigEndian.AppendUint32(nil, 0xffffffff)
+	tests := []struct {
+		name   string
+		in     []byte
+		errs   []string // the error of each event, "" for a good one
+		broken bool
+	}{
+		{"wrong magic", append(bytes.Clone(wrongMagic), good...), []string{"protobuf: envelope at byte", ""}, false},
+		{"unknown kind", append(bytes.Clone(unknownKind), good...), []string{"Secret", ""}, false},
+		{"no type", noType, []string{"watch event has no type"}, false},
+		{"a field past the frame", append(bytes.Clone(cutField), good...), []string{"message ends inside", ""}, false},
+		{"a 4 GiB length", append(bytes.Clone(good), append(huge, good...)...), []string{"", "longer than the 16777216-byte limit"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for cut := 0; cut <= len(tt.in); cut++ {
+				f := framer{protobuf: true}
+				var got []*Event
+				emit := func(e *Event) { got = append(got, e) }
+				f.feed(tt.in[:cut], 0, emit)
+				f.feed(tt.in[cut:], int64(cut), emit)
+				if len(got) != len(tt.errs) {
+					t.Fatalf("cut at %d: %d events, want %d: %+v", cut, len(got), len(tt.errs), got)
+				}
+				for i, e := range got {
+					switch {
+					case tt.errs[i] == "" && e.Error != "":
+						t.Fatalf("cut at %d: event %d: unexpected error %q", cut, i, e.Error)
+					case !strings.Contains(e.Error, tt.errs[i]):
+						t.Fatalf("cut at %d: event %d: error %q, want it to say %q", cut, i, e.Error, tt.errs[i])
+					case tt.errs[i] != "" && (e.Prefix == nil || e.Explain != explainBadFrame):
+						t.Fatalf("cut at %d: bad frame %d told without its prefix or explanation: %+v", cut, i, e)
+					}
+				}
+				if f.broken != tt.broken {
+					t.Fatalf("cut at %d: framing broken %t, want %t", cut, f.broken, tt.broken)
+				}
+			}
+		})
+	}
+}
+
+// FuzzProtobufFramer checks that any bytes, cut anywhere, are framed as
+// protobuf without a panic and the same way whatever the cut.
+func FuzzProtobufFramer(f *testing.F) {
+	stream, _, _ := protoStream(f)
+	f.Add(stream, 10)
+	f.Add(binary.BigEndian.AppendUint32(nil, 0xffffffff), 2)
+	f.Add([]byte("\x00\x00\x00\x02\x0a\x00"), 3)
+	f.Fuzz(func(t *testing.T, data []byte, cut int) {
+		if cut < 0 || cut > len(data) {
+			cut = len(data) / 2
+		}
+		whole, split := framer{protobuf: true}, framer{protobuf: true}
+		var a, b []*Event
+		whole.feed(data, 0, func(e *Event) { a = append(a, e) })
+		split.feed(data[:cut], 0, func(e *Event) { b = append(b, e) })
+		split.feed(data[cut:], int64(cut), func(e *Event) { b = append(b, e) })
+		if diff := cmp.Diff(a, b); diff != "" {
+			t.Fatalf("framed differently when cut at %d (-whole +cut):\n%s", cut, diff)
+		}
+	})
+}
+
+// protoServer is fakeServer in protobuf: a list of one pod, then a watch
+// whose four events come in one write; it returns the watch body's length.
+func protoServer(t *testing.T) (*httptest.Server, int) {
+	watch := append(pbFrame("ADDED", "Pod", pbPod(t, "b", "11", false, nil)), pbFrame("MODIFIED", "Pod", pbPod(t, "a", "12", false, nil))...)
+	watch = append(watch, pbFrame("BOOKMARK", "Pod", pbPod(t, "", "13", false, nil))...)
+	watch = append(watch, pbFrame("DELETED", "Pod", pbPod(t, "b", "14", false, nil))...)
+	list := pbList(t, "10", pbPod(t, "a", "9", false, nil))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") != "true" {
+			w.Header().Set("Content-Type", rest.ContentTypeProtobuf)
+			w.Write(list)
+			return
+		}
+		w.Header().Set("Content-Type", rest.ContentTypeProtobuf+";stream=watch")
+		w.Write(watch)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	return srv, len(watch)
+}
+
+// TestProtobufTrace runs a reflector in protobuf against protoServer: the
+// JSON trace shows the list's envelope and item count, each event's frame
+// and envelope, and the summary the watch body's bytes per event.
+func TestProtobufTrace(t *testing.T) {
+	srv, watchBytes := protoServer(t)
+	var frames, listItems int
+	var stop *Stop
+	for _, line := range strings.Split(strings.TrimSpace(runTracedAs(t, srv, rest.ContentTypeProtobuf)), "\n") {
+		var s struct {
+			Kind    string
+			Event   *Event
+			BodyEnd *BodyEnd `json:"body-end"`
+			Stop    *Stop
+		}
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatalf("not JSON: %v: %s", err, line)
+		}
+		switch {
+		case s.Event != nil:
+			e := s.Event
+			if e.Error != "" || e.Prefix == nil || e.Envelope == nil {
+				t.Fatalf("event without its frame: %s", line)
+			}
+			if int(e.Prefix.Length) != e.Bytes-4 || e.Envelope.Kind != "Pod" || e.Envelope.APIVersion != "v1" || e.Envelope.ObjectBytes == 0 {
+				t.Errorf("frame told wrong: %s", line)
+			}
+			frames++
+		case s.BodyEnd != nil && s.BodyEnd.Envelope != nil:
+			env := s.BodyEnd.Envelope
+			if env.Kind != "PodList" || env.Items == nil {
+				t.Fatalf("list envelope told wrong: %s", line)
+			}
+			listItems = *env.Items
+		case s.Stop != nil:
+			stop = s.Stop
+		}
+	}
+	if frames != 4 || listItems != 1 {
+		t.Fatalf("told %d frames and a list of %d items, want 4 and 1", frames, listItems)
+	}
+	if stop == nil || stop.WatchBytes != int64(watchBytes) || stop.Events != 4 {
+		t.Fatalf("summary %+v, want %d watch bytes and 4 events", stop, watchBytes)
+	}
+	// To one decimal.
+	if want := float64(watchBytes) / 4; math.Abs(stop.BytesPerEvent-want) > 0.05 {
+		t.Errorf("bytesPerEvent %v, want %v", stop.BytesPerEvent, want)
+	}
+}
+
+// TestProtobufTextAndPage sends one protobuf watch, whose second frame is
+// malformed, and one refused protobuf request through the Transport: the
+// text trace shows each frame's prefix and envelope, the bad frame with its
+// error, the refusal's Status read from its envelope, and the summary's
+// bytes per event; the page names each answer's format.
+func TestProtobufTextAndPage(t *testing.T) {
+	good := pbFrame("ADDED", "Pod", pbPod(t, "web-1", "215", false, nil))
+	bad := bytes.Replace(bytes.Clone(good), protowire.Magic, []byte("k9s\x00"), 1)
+	body := append(bytes.Clone(good), bad...)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") != "true" {
+			w.Header().Set("Content-Type", rest.ContentTypeProtobuf)
+			w.WriteHeader(http.StatusForbidden)
+			w.Write(protowire.AppendEnvelope(nil, "v1", "Status", pbStatus(t, 403, "Forbidden", "pods is forbidden")))
+			return
+		}
+		w.Header().Set("Content-Type", rest.ContentTypeProtobuf+";stream=watch")
+		w.Write(body)
+	}))
+	defer srv.Close()
+	var text, page bytes.Buffer
+	tr := New(Options{Sinks: []Sink{Text(&text, false), HTML(&page)}})
+	for _, q := range []string{"?watch=true", ""} {
+		req, _ := http.NewRequest("GET", srv.URL+"/api/v1/pods"+q, nil)
+		req.Header.Set("Accept", rest.ContentTypeProtobuf)
+		resp, err := tr.transport(http.DefaultTransport).RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := text.String()
+	for _, want := range []string{
+		fmt.Sprintf("frame: length prefix %s = %d bytes of WatchEvent ADDED; envelope k8s\\x00 v1 Pod, contentEncoding \"\", contentType \"\", object %d bytes",
+			spaced(good[:4]), len(good)-4, len(pbPod(t, "web-1", "215", false, nil))),
+		fmt.Sprintf("#1 bad frame  %d bytes at %d (length prefix %s): protobuf: envelope at byte", len(bad), len(good), spaced(bad[:4])),
+		"Status 403 Forbidden: pods is forbidden",
+		"(watch): a watch, asked for in protobuf:",
+		fmt.Sprintf("1 events, 0 pushes, 0 relists, 0 backoffs; watch bodies %d bytes, %d.0 bytes per event", len(body), len(body)),
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the text trace does not say %q:\n%s", want, got)
+		}
+	}
+	for _, want := range []string{`data-format="application/vnd.kubernetes.protobuf;stream=watch"`, `>k8s protobuf;stream=watch</text>`, `data-format="application/vnd.kubernetes.protobuf"`} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the page does not hold %q", want)
+		}
+	}
+}
+
+// spaced is b in hex, a space between bytes.
+func spaced(b []byte) string {
+	var parts []string
+	for _, c := range b {
+		parts = append(parts, fmt.Sprintf("%02x", c))
+	}
+	return strings.Join(parts, " ")
+}
