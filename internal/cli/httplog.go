@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"sort"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/rest"
 )
 
 // Verbosity levels of the -v HTTP log, as kubectl's.
@@ -76,7 +79,8 @@ func (t *httpLogTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		t.log.printf("Response Headers:%s", formatHeaders(resp.Header))
 	}
 	if t.log.V(verboseBodies) && resp.Body != nil {
-		resp.Body = &loggedBody{body: resp.Body, log: t.log, where: where, limit: bodyLimit(t.log)}
+		resp.Body = &loggedBody{body: resp.Body, log: t.log, where: where, limit: bodyLimit(t.log),
+			contentType: protobufType(resp.Header)}
 	}
 	return resp, nil
 }
@@ -92,6 +96,10 @@ func (t *httpLogTransport) logRequestBody(req *http.Request) {
 	defer b.Close()
 	limit := bodyLimit(t.log)
 	data, _ := io.ReadAll(io.LimitReader(b, int64(limit)+1))
+	if ct := protobufType(req.Header); ct != "" {
+		t.log.printf("Request Body%s", protobufBody(data, limit, ct, len(data) <= limit))
+		return
+	}
 	t.log.printf("Request Body: %s", cutBody(data, limit))
 }
 
@@ -147,6 +155,39 @@ func cutBody(data []byte, limit int) string {
 	return quote(data)
 }
 
+// protobufType is h's Content-Type if it is Kubernetes protobuf, else "".
+func protobufType(h http.Header) string {
+	ct := h.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == rest.ContentTypeProtobuf {
+		return ct
+	}
+	return ""
+}
+
+// protobufBody shows the first limit bytes of a protobuf body as a hex dump,
+// under a line saying what they begin with (a watch's first frame: its
+// length prefix, WatchEvent and envelope; another body's envelope), in the
+// trace's words. Someone reading -v 8 studies the wire: the bytes as sent,
+// which the hex dump shows exactly and which docs/PROTOCOL.md's snippets are
+// dumps of, laid out like them. Raw binary would garble a terminal, and the
+// transcoded JSON is what -o json and the trace show already; it would hide
+// the length prefix and the envelope this log is read for.
+func protobufBody(data []byte, limit int, contentType string, complete bool) string {
+	shown, cut := data, ""
+	if len(data) > limit {
+		shown, cut = data[:limit], ", cut short"
+	}
+	head := fmt.Sprintf(" (%s, %d bytes shown in hex%s)", contentType, len(shown), cut)
+	if what := trace.DescribeProtobuf(data, contentType, complete); what != "" {
+		head += ": " + what
+	}
+	return head + "\n" + strings.TrimSuffix(indent(hex.Dump(shown), "    "), "\n    ")
+}
+
+func indent(s, by string) string {
+	return by + strings.ReplaceAll(s, "\n", "\n"+by)
+}
+
 // quote shows a body on one line, with control characters escaped so that a
 // hostile server cannot drive the terminal.
 func quote(data []byte) string {
@@ -175,6 +216,8 @@ type loggedBody struct {
 	log   *logger
 	where string
 	limit int
+	// contentType is the body's when it is protobuf: shown as a hex dump.
+	contentType string
 
 	mu     sync.Mutex
 	buf    bytes.Buffer
@@ -206,6 +249,10 @@ func (b *loggedBody) Close() error {
 func (b *loggedBody) flushLocked(err error) {
 	b.logged = true
 	msg := "Response Body of " + b.where + ": " + cutBody(b.buf.Bytes(), b.limit)
+	if b.contentType != "" {
+		complete := err != nil && errors.Is(err, io.EOF)
+		msg = "Response Body of " + b.where + protobufBody(b.buf.Bytes(), b.limit, b.contentType, complete)
+	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		msg += " (then: " + err.Error() + ")"
 	}

@@ -1,8 +1,11 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"strings"
@@ -85,16 +88,20 @@ func envelopeOf(u *protowire.Unknown) *Envelope {
 		ContentType: u.ContentType, ObjectBytes: len(u.Raw)}
 }
 
-// listEnvelope reads a protobuf list body whole: its envelope and how many
-// items the list holds.
-func listEnvelope(body []byte) (*Envelope, error) {
+// readEnvelope reads a protobuf body whole: its envelope and, for a list,
+// how many items it holds.
+func readEnvelope(body []byte) (*Envelope, error) {
 	u, err := protowire.ParseEnvelope(body, 0)
 	if err != nil {
 		return nil, err
 	}
 	env := envelopeOf(u)
 	n, err := protowire.Items(u)
-	if err != nil {
+	var ke *protowire.KindError
+	switch {
+	case errors.As(err, &ke):
+		return env, nil // not a list, or not one the schema holds
+	case err != nil:
 		return env, err
 	}
 	env.Items = &n
@@ -114,4 +121,50 @@ func protobufStatus(body []byte) *Status {
 		return nil
 	}
 	return statusOf(js)
+}
+
+// DescribeProtobuf tells, in the trace's words, what the first bytes of a
+// protobuf body hold, for a log that shows those bytes: for a watch
+// (stream=watch), the first frame's length prefix and, when the whole frame
+// is in head, its WatchEvent and envelope; for another body, its envelope
+// once all of it is in head (complete). It returns "" when head says
+// nothing yet.
+func DescribeProtobuf(head []byte, contentType string, complete bool) string {
+	_, params, _ := mime.ParseMediaType(contentType)
+	if params["stream"] == "watch" {
+		return describeFirstFrame(head)
+	}
+	if !bytes.HasPrefix(head, protowire.Magic) {
+		if len(head) >= len(protowire.Magic) {
+			return oneLine((&protowire.MagicError{Got: head[:len(protowire.Magic)]}).Error())
+		}
+		return ""
+	}
+	if !complete {
+		return `envelope k8s\x00, its object going on past what is shown`
+	}
+	env, err := readEnvelope(head)
+	switch {
+	case env == nil:
+		return "envelope: " + oneLine(err.Error())
+	case err != nil:
+		return envelopeText(env) + ": " + oneLine(err.Error())
+	}
+	return envelopeText(env)
+}
+
+func describeFirstFrame(head []byte) string {
+	end, length, err := stream.FrameEnd(head, maxEventBytes)
+	switch {
+	case len(head) < stream.FrameHeader:
+		return ""
+	case err != nil || end < 0:
+		return fmt.Sprintf("first frame: length prefix %s = %d bytes of WatchEvent, more than shown", spacedHex(prefixOf(head).Hex), length)
+	}
+	var tc protowire.Transcoder
+	e := parseFrame(&tc, head[:end], 0)
+	if e.Error != "" {
+		return fmt.Sprintf("first frame: length prefix %s: %s", spacedHex(e.Prefix.Hex), e.Error)
+	}
+	return "first " + frameLine(e)
 }

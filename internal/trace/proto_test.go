@@ -360,3 +360,34 @@ func spaced(b []byte) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// TestDescribeProtobuf checks what the -v 8 log says of a protobuf body's
+// first bytes, however much of it they hold.
+func TestDescribeProtobuf(t *testing.T) {
+	frame := pbFrame("ADDED", "Pod", pbPod(t, "web-1", "215", false, nil))
+	list := pbList(t, "10", pbPod(t, "a", "9", false, nil), pbPod(t, "b", "9", false, nil))
+	watch := rest.ContentTypeProtobuf + ";stream=watch"
+	tests := []struct {
+		name, contentType string
+		head              []byte
+		complete          bool
+		want              string
+	}{
+		{"a whole frame", watch, frame, false, fmt.Sprintf("first frame: length prefix %s = %d bytes of WatchEvent ADDED; envelope k8s\\x00 v1 Pod,", spaced(frame[:4]), len(frame)-4)},
+		{"a frame cut short", watch, frame[:10], false, fmt.Sprintf("first frame: length prefix %s = %d bytes of WatchEvent, more than shown", spaced(frame[:4]), len(frame)-4)},
+		{"a bad frame", watch, bytes.Replace(bytes.Clone(frame), protowire.Magic, []byte("k9s\x00"), 1), false, "protobuf: envelope at byte"},
+		{"less than a prefix", watch, frame[:3], false, ""},
+		{"a whole list", rest.ContentTypeProtobuf, list, true, "envelope k8s\\x00 v1 PodList, contentEncoding \"\", contentType \"\", object"},
+		{"a list's count", rest.ContentTypeProtobuf, list, true, ", 2 items"},
+		{"a list cut short", rest.ContentTypeProtobuf, list[:20], false, "envelope k8s\\x00, its object going on past what is shown"},
+		{"not an envelope", rest.ContentTypeProtobuf, []byte("{\"kind\":"), true, "starts with \"{\\\"ki\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := DescribeProtobuf(tt.head, tt.contentType, tt.complete)
+			if !strings.Contains(got, tt.want) || (tt.want == "") != (got == "") {
+				t.Fatalf("got %q, want it to say %q", got, tt.want)
+			}
+		})
+	}
+}

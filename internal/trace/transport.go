@@ -254,7 +254,7 @@ func (t *Tracer) endLocked(r *reqState, how, msg string) {
 		}
 	}
 	if r.list != nil && how == "eof" {
-		env, err := listEnvelope(r.list)
+		env, err := readEnvelope(r.list)
 		e.Envelope = env
 		if err != nil {
 			e.Error = joinErr(e.Error, oneLine(err.Error()))
