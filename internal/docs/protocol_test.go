@@ -21,6 +21,8 @@ const root = "../.."
 //	<!-- wire: FIXTURE #N request|response|body|chunks -->  exchange N of testdata/fixtures/FIXTURE
 //	<!-- trace: FIXTURE -->   lines of podwatch's trace of it (internal/cli/testdata/trace-FIXTURE.text.golden)
 //	<!-- updates: FIXTURE --> lines of the pod updates it prints (trace-FIXTURE.stdout.golden)
+//	<!-- hex: protobuf/FILE -->       lines of a hex dump of FILE, a protobuf body recorded from the real apiserver (see protobuf_test.go)
+//	<!-- recorded: protobuf/FILE -->  the request FILE answers, its status and Content-Type
 //
 // Only ```console blocks (commands to type) need no marker.
 type snippet struct {
@@ -60,7 +62,10 @@ func parseSnippets(t *testing.T, doc string) []snippet {
 			marker = lines[i-1]
 		}
 		m := markerRE.FindStringSubmatch(marker)
+		pb := protobufMarkerRE.FindStringSubmatch(marker)
 		switch {
+		case pb != nil:
+			out = append(out, snippet{line: i, source: pb[1], fixture: pb[2], text: body})
 		case m != nil:
 			n, _ := strconv.Atoi(m[3])
 			if m[1] == "wire" && n == 0 {
@@ -92,6 +97,9 @@ func TestProtocolSnippets(t *testing.T) {
 	for _, s := range snippets {
 		t.Run(fmt.Sprintf("line %d %s %s #%d %s", s.line, s.source, s.fixture, s.n, s.part), func(t *testing.T) {
 			switch s.source {
+			case "hex", "recorded", "frames":
+				checkProtobuf(t, s)
+				return
 			case "trace":
 				checkLines(t, s.text, filepath.Join(root, "internal", "cli", "testdata", "trace-"+s.fixture+".text.golden"))
 				return
