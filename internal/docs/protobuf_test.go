@@ -24,7 +24,7 @@ import (
 )
 
 // The protobuf section of docs/PROTOCOL.md is told from bodies recorded from
-// the real apiserver by internal/e2e's TestProtobufWire
+// the real apiserver by internal/e2e's TestProtobufTrace
 // (-update-protocol-wire), kept byte for byte under testdata/protobuf with
 // what was asked for each in meta.json. Its snippets are checked against
 // those bytes:

@@ -25,15 +25,22 @@ import (
 )
 
 var updateProtocolWire = flag.Bool("update-protocol-wire", false,
-	"write the protobuf wire recorded by TestProtobufWire to internal/docs/testdata/protobuf, which docs/PROTOCOL.md quotes")
+	"write the protobuf wire recorded by TestProtobufTrace to internal/docs/testdata/protobuf, which docs/PROTOCOL.md quotes")
 
-// TestProtobufTrace traces the same node's pods in JSON and in protobuf
-// from one real apiserver, through the same changes: the protobuf trace
-// tells the list's envelope and item count and each watch frame with its
-// length prefix and envelope, and both summaries give bytes per event,
-// protobuf's fewer.
+// TestProtobufTrace traces a protobuf watch of a real apiserver, and records
+// the wire docs/PROTOCOL.md tells protobuf from; the recording comes last,
+// as it restarts the apiserver.
 func TestProtobufTrace(t *testing.T) {
-	c, ctx := startCluster(t, 3*time.Minute)
+	c, ctx := startCluster(t, 5*time.Minute)
+	t.Run("the trace shows each frame", func(t *testing.T) { testProtobufTraceFrames(t, ctx, c) })
+	t.Run("the wire PROTOCOL.md quotes", func(t *testing.T) { testProtobufWire(t, ctx, c) })
+}
+
+// testProtobufTraceFrames traces the same node's pods in JSON and in
+// protobuf, through the same changes: the protobuf trace tells the list's
+// envelope and item count and each watch frame with its length prefix and
+// envelope, and both summaries give bytes per event, protobuf's fewer.
+func testProtobufTraceFrames(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	const ns = "pb-trace"
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("namespace: %v", err)
@@ -196,14 +203,13 @@ func (l *jsonPushLog) count() int {
 	return len(l.snaps)
 }
 
-// TestProtobufWire records, from the real apiserver, the protobuf wire that
+// testProtobufWire records, from the real apiserver, the protobuf wire that
 // docs/PROTOCOL.md tells from (with -update-protocol-wire it writes it to
 // internal/docs/testdata/protobuf, where the doc's snippets are checked):
 // a list, a watch list to its closing bookmark and one change, a 404, and
 // after a compaction and a restart the ERROR frame of a 410. It checks the
 // facts the doc relies on, whether or not it writes.
-func TestProtobufWire(t *testing.T) {
-	c, ctx := startCluster(t, 3*time.Minute)
+func testProtobufWire(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	const ns = "pb-wire"
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("namespace: %v", err)
