@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,6 +39,36 @@ func pbPod(t *testing.T, name, rv string) []byte {
 	return append(protowire.AppendBytesField(nil, pbField(t, "Pod", "metadata"), md), protowire.AppendBytesField(nil, pbField(t, "Pod", "spec"), spec)...)
 }
 
+// protobufAPI answers a list of one pod of node1, then a watch of one
+// ADDED frame that stays open, all in protobuf.
+type protobufAPI struct {
+	srv       *httptest.Server
+	list, raw []byte // the list's envelope, and the PodList in it
+	frame     []byte // the watch's one frame
+}
+
+func startProtobufAPI(t *testing.T) *protobufAPI {
+	lm := protowire.AppendBytesField(nil, pbField(t, "PodList", "metadata", "resourceVersion"), []byte("10"))
+	a := &protobufAPI{}
+	a.raw = append(protowire.AppendBytesField(nil, pbField(t, "PodList", "metadata"), lm),
+		protowire.AppendBytesField(nil, pbField(t, "PodList", "items"), pbPod(t, "a", "9"))...)
+	a.list = protowire.AppendEnvelope(nil, "v1", "PodList", a.raw)
+	a.frame = protowire.AppendWatchFrame(nil, "ADDED", protowire.AppendEnvelope(nil, "v1", "Pod", pbPod(t, "b", "11")))
+	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") != "true" {
+			w.Header().Set("Content-Type", rest.ContentTypeProtobuf)
+			w.Write(a.list)
+			return
+		}
+		w.Header().Set("Content-Type", rest.ContentTypeProtobuf+";stream=watch")
+		w.Write(a.frame)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(a.srv.Close)
+	return a
+}
+
 // TestVerboseProtobuf runs a protobuf watch at -v 9 against a server
 // answering in protobuf: the curl line shows the Accept header sent, and
 // each body is a hex dump under a line saying what it begins with (the
@@ -43,24 +76,9 @@ func pbPod(t *testing.T, name, rv string) []byte {
 // binary.
 func TestVerboseProtobuf(t *testing.T) {
 	isolate(t)
-	lm := protowire.AppendBytesField(nil, pbField(t, "PodList", "metadata", "resourceVersion"), []byte("10"))
-	raw := append(protowire.AppendBytesField(nil, pbField(t, "PodList", "metadata"), lm),
-		protowire.AppendBytesField(nil, pbField(t, "PodList", "items"), pbPod(t, "a", "9"))...)
-	list := protowire.AppendEnvelope(nil, "v1", "PodList", raw)
-	frame := protowire.AppendWatchFrame(nil, "ADDED", protowire.AppendEnvelope(nil, "v1", "Pod", pbPod(t, "b", "11")))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("watch") != "true" {
-			w.Header().Set("Content-Type", rest.ContentTypeProtobuf)
-			w.Write(list)
-			return
-		}
-		w.Header().Set("Content-Type", rest.ContentTypeProtobuf+";stream=watch")
-		w.Write(frame)
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-	}))
-	defer srv.Close()
-	r := mustRun(t, "watch", "--server", srv.URL, "--node", node1, "--content-type", "protobuf", "--watch-list=false", "--max-events", "1", "-v", "9")
+	a := startProtobufAPI(t)
+	list, raw, frame := a.list, a.raw, a.frame
+	r := mustRun(t, "watch", "--server", a.srv.URL, "--node", node1, "--content-type", "protobuf", "--watch-list=false", "--max-events", "1", "-v", "9")
 	for _, want := range []string{
 		"curl -v -XGET -H 'Accept: " + rest.ContentTypeProtobuf + "'",
 		fmt.Sprintf(`(%s, %d bytes shown in hex): envelope k8s\x00 v1 PodList, contentEncoding "", contentType "", object %d bytes, 1 item`,
@@ -76,5 +94,47 @@ func TestVerboseProtobuf(t *testing.T) {
 	}
 	if strings.ContainsRune(r.stderr, 0) {
 		t.Errorf("-v 9 printed raw binary:\n%q", r.stderr)
+	}
+}
+
+// TestTraceProtobuf runs podwatch watch --content-type protobuf with the
+// trace in JSON lines: each event carries its frame's prefix and envelope,
+// the list's end its envelope, and the summary the watch bytes per event.
+func TestTraceProtobuf(t *testing.T) {
+	isolate(t)
+	a := startProtobufAPI(t)
+	file := filepath.Join(t.TempDir(), "trace.jsonl")
+	mustRun(t, "watch", "--server", a.srv.URL, "--node", node1, "--content-type", "protobuf", "--watch-list=false", "--max-events", "1",
+		"--trace-file", file, "--trace-format", "json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var event, list, stop map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var s map[string]any
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatalf("not JSON: %v: %s", err, line)
+		}
+		switch s["kind"] {
+		case "event":
+			event = s["event"].(map[string]any)
+		case "body-end":
+			if e, ok := s["body-end"].(map[string]any)["envelope"]; ok {
+				list = e.(map[string]any)
+			}
+		case "stop":
+			stop = s["stop"].(map[string]any)
+		}
+	}
+	prefix := fmt.Sprintf("%08x", len(a.frame)-4)
+	if event == nil || event["prefix"] == nil || event["prefix"].(map[string]any)["hex"] != prefix || event["envelope"] == nil {
+		t.Errorf("the event: got %v, want its frame, prefix %s, and envelope", event, prefix)
+	}
+	if list == nil || list["kind"] != "PodList" || list["items"] != 1.0 || list["objectBytes"] != float64(len(a.raw)) {
+		t.Errorf("the list's envelope: got %v, want a PodList of 1 item, %d bytes", list, len(a.raw))
+	}
+	if stop == nil || stop["watchBytes"] != float64(len(a.frame)) || stop["bytesPerEvent"] != float64(len(a.frame)) {
+		t.Errorf("the summary: got %v, want %d watch bytes and as many per event", stop, len(a.frame))
 	}
 }
