@@ -1,0 +1,115 @@
+package kubeletcompat
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/kubelet/config"
+	kubetypes "k8s.io/kubernetes/pkg/kubelet/types"
+
+	"github.com/podwatch/podwatch/internal/cluster"
+)
+
+// kubeletSide is the real kubelet's pod config with its apiserver source,
+// built as pkg/kubelet's NewMainKubelet builds them.
+type kubeletSide struct {
+	cfg  *config.PodConfig
+	wire *wire
+}
+
+// The kubelet's flag --kube-api-content-type, whose default is protobuf.
+const (
+	protobufType = "application/vnd.kubernetes.protobuf"
+	jsonType     = "application/json"
+)
+
+// startKubelet starts the kubelet's pod config for node, fed by its
+// apiserver source over a clientset that speaks contentType as the kubelet
+// configures it: for protobuf it also accepts JSON after it. Every update
+// is added to out. The source's traffic is cut when done ends (see wire);
+// the goroutine reading updates returns then.
+func startKubelet(t *testing.T, done context.Context, c *cluster.Cluster, node, contentType string, out *stream, bar barrier) *kubeletSide {
+	t.Helper()
+	w := newWire(done)
+	rc := &rest.Config{
+		Host:            c.URL,
+		BearerToken:     c.NodeToken,
+		TLSClientConfig: rest.TLSClientConfig{CAData: c.CAData},
+		ContentConfig:   rest.ContentConfig{ContentType: contentType},
+		WrapTransport:   w.wrap,
+	}
+	if contentType == protobufType {
+		rc.AcceptContentTypes = protobufType + "," + jsonType
+	}
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		t.Fatalf("kubelet clientset: %v", err)
+	}
+	// The recorder only hears of pods dropped for a duplicate name, which an
+	// apiserver cannot send; the startup observer only times pods.
+	cfg := config.NewPodConfig(&record.FakeRecorder{}, noStartupSLI{})
+	// The pod config's merge goroutine takes done: like the kubelet's, it
+	// keeps merging what its source sends until the process ends.
+	ch := cfg.Channel(done, kubetypes.ApiserverSource)
+	config.NewSourceApiserver(logr.Discard(), cs, types.NodeName(node), func() bool { return true }, ch)
+	go readKubelet(done, cfg.Updates(), out, bar)
+	return &kubeletSide{cfg: cfg, wire: w}
+}
+
+// seenAPI reports whether the pod config merged its api source's first state.
+func (k *kubeletSide) seenAPI() bool {
+	return k.cfg.SeenAllSources(klog.Background(), sets.New[string](kubetypes.ApiserverSource))
+}
+
+func readKubelet(done context.Context, updates <-chan kubetypes.PodUpdate, out *stream, bar barrier) {
+	for {
+		select {
+		case <-done.Done():
+			return
+		case u := <-updates:
+			rec := update{Op: kubeletOp(u.Op), Source: u.Source, Pods: []string{}}
+			step := noStep
+			for _, p := range u.Pods {
+				key := p.Namespace + "/" + p.Name
+				rec.Pods = append(rec.Pods, key)
+				if s, ok := bar.step(key, p.Labels); ok {
+					step = s
+				}
+			}
+			out.add(rec, step)
+		}
+	}
+}
+
+// kubeletOp names the kubelet's operations as podconfig.Op does. The
+// kubelet's pod config has no SET of its own since its sources send whole
+// states only; it publishes the other five.
+func kubeletOp(op kubetypes.PodOperation) string {
+	switch op {
+	case kubetypes.ADD:
+		return "ADD"
+	case kubetypes.UPDATE:
+		return "UPDATE"
+	case kubetypes.DELETE:
+		return "DELETE"
+	case kubetypes.REMOVE:
+		return "REMOVE"
+	case kubetypes.RECONCILE:
+		return "RECONCILE"
+	}
+	return "PodOperation(" + strconv.Itoa(int(op)) + ")"
+}
+
+type noStartupSLI struct{}
+
+func (noStartupSLI) ObservedPodOnWatch(klog.Logger, *v1.Pod, time.Time) {}

@@ -1,0 +1,83 @@
+package kubeletcompat
+
+import (
+	"context"
+	"testing"
+
+	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/cluster"
+	"github.com/podwatch/podwatch/internal/podconfig"
+	"github.com/podwatch/podwatch/internal/podconfig/source"
+	"github.com/podwatch/podwatch/rest"
+)
+
+// podwatchSide is podwatch's pod config fed by its api source, as podwatch
+// watch runs them: a watch list first, as client-go's reflector does by
+// default since 1.35 (the test checks the kubelet did the same).
+type podwatchSide struct {
+	pc   *podconfig.PodConfig
+	wire *wire
+}
+
+// startPodwatch starts podwatch's pod config for node, fed by its api
+// source over a client that speaks contentType. Every update is added to
+// out. Everything it starts stops when ctx ends, and the test waits for it.
+func startPodwatch(t *testing.T, ctx context.Context, c *cluster.Cluster, node, contentType string, out *stream, bar barrier) *podwatchSide {
+	t.Helper()
+	w := newWire(ctx)
+	client, err := rest.NewClient(rest.Config{
+		Host:          c.URL,
+		BearerToken:   c.NodeToken,
+		TLS:           rest.TLSConfig{CAData: c.CAData},
+		ContentType:   contentType,
+		WrapTransport: w.wrap,
+	})
+	if err != nil {
+		t.Fatalf("podwatch client: %v", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	pc := podconfig.New(podconfig.Incremental, podconfig.Options{})
+	src := source.NewAPI(client, node, source.APIOptions{Reflector: cache.ReflectorOptions{WatchList: true}})
+	ch := pc.Channel(ctx, podconfig.SourceAPI)
+	srcDone := make(chan struct{})
+	go func() {
+		defer close(srcDone)
+		if err := src.Run(ctx, ch); err != nil {
+			t.Errorf("podwatch api source: %v", err)
+		}
+	}()
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		readPodwatch(ctx, pc.Updates(), out, bar)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-srcDone
+		<-readDone
+		pc.Wait()
+	})
+	return &podwatchSide{pc: pc, wire: w}
+}
+
+func (p *podwatchSide) seenAPI() bool { return p.pc.SeenAllSources([]string{podconfig.SourceAPI}) }
+
+func readPodwatch(ctx context.Context, updates <-chan podconfig.PodUpdate, out *stream, bar barrier) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case u := <-updates:
+			rec := update{Op: u.Op.String(), Source: u.Source, Pods: []string{}}
+			step := noStep
+			for _, p := range u.Pods {
+				key := podconfig.FullName(p)
+				rec.Pods = append(rec.Pods, key)
+				if s, ok := bar.step(key, p.Metadata.Labels); ok {
+					step = s
+				}
+			}
+			out.add(rec, step)
+		}
+	}
+}
