@@ -22,11 +22,13 @@ var formats = []format{
 // source and pod keys.
 func TestPodConfigMatchesKubelet(t *testing.T) {
 	c := cluster.StartForTest(t, cluster.Options{})
+	// One after the other: the relists restart the apiserver, which would
+	// fail the writes of a run beside them.
 	for _, f := range formats {
 		t.Run(f.name, func(t *testing.T) {
-			t.Parallel()
 			t.Run("empty node", func(t *testing.T) { testEmptyNode(t, c, f) })
 			t.Run("lifecycle", func(t *testing.T) { testLifecycle(t, c, f) })
+			t.Run("relist", func(t *testing.T) { testRelist(t, c, f) })
 		})
 	}
 }
@@ -93,6 +95,85 @@ func testLifecycle(t *testing.T, c *cluster.Cluster, f format) {
 	p.checkCovered("ADD", "UPDATE", "DELETE", "REMOVE", "RECONCILE")
 }
 
+// testRelist changes many pods while neither side can read the server,
+// then makes both read the whole state again, so that one state from the
+// source brings every kind of change at once: how the pod config splits it
+// into updates, and in which order, is compared.
+//
+// The kubelet's reflector reads the whole state again after any failed
+// watch; podwatch's resumes its watch where it was, unless the server
+// answers 410. So the etcd history is compacted and the apiserver restarted
+// (its new watch cache starts after the compaction) before both are let
+// back: both then read the whole state, the one way or the other.
+func testRelist(t *testing.T, c *cluster.Cluster, f format) {
+	ns, node := f.name+"-relist", f.name+"-relist-node"
+	p := newPair(t, c, f, node, ns)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*wait)
+	defer cancel()
+	w := writer{c: c}
+	w.ensureNamespace(ctx, ns)
+	for _, name := range []string{"kept", "relabelled", "running", "deleting", "removed", "forced"} {
+		w.create(ctx, ns, name, node, nil)
+	}
+	if err := w.err; err != nil {
+		t.Fatalf("first state: %v", err)
+	}
+	if err := p.mark(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.start()
+	p.compare(ctx, "first state")
+
+	// The barrier moves while the sides are held, so it comes in the state
+	// they read again: the updates of that state after the barrier's are
+	// compared with the next step's.
+	p.step("every kind of change in one state read again", func(ctx context.Context) error {
+		p.ks.wire.hold()
+		p.ps.wire.hold()
+		w := writer{c: c}
+		w.create(ctx, ns, "added", node, nil)
+		w.create(ctx, ns, "added-too", node, nil)
+		w.labels(ctx, ns, "relabelled", map[string]string{"app": "relabelled"})
+		w.phase(ctx, ns, "running", "Running")
+		w.delete(ctx, ns, "deleting", nil)
+		w.delete(ctx, ns, "removed", grace(0))
+		w.delete(ctx, ns, "forced", nil)
+		w.delete(ctx, ns, "forced", grace(0))
+		return w.err
+	}, func(ctx context.Context) error {
+		if _, err := c.CompactEtcd(ctx); err != nil {
+			return err
+		}
+		if err := c.RestartAPIServer(ctx); err != nil {
+			return err
+		}
+		p.ks.wire.release()
+		p.ps.wire.release()
+		return nil
+	})
+	p.step("a pod created after", func(ctx context.Context) error {
+		w := writer{c: c}
+		w.create(ctx, ns, "after", node, nil)
+		return w.err
+	})
+	p.checkWire()
+	for side, exs := range map[string][]exchange{"kubelet": p.ks.wire.all(), "podwatch": p.ps.wire.all()} {
+		if n := countFunc(exs, exchange.initial); n < 2 {
+			t.Errorf("%s read the whole state %d times, want it read again after the restart", side, n)
+		}
+	}
+}
+
+func countFunc[T any](s []T, f func(T) bool) int {
+	n := 0
+	for _, v := range s {
+		if f(v) {
+			n++
+		}
+	}
+	return n
+}
+
 type scriptStep struct {
 	name string
 	do   func(context.Context, *writer)
@@ -133,7 +214,8 @@ func lifecycle(ns, ns2, node, other string) []scriptStep {
 		{"a mirror pod relabelled", func(ctx context.Context, w *writer) {
 			w.labels(ctx, ns, "mirror", map[string]string{"app": "static"})
 		}},
-		// Finalizers are nothing the pod config compares.
+		// Finalizers (and owner references) are nothing the pod config
+		// compares: no update.
 		{"a finalizer added", func(ctx context.Context, w *writer) {
 			w.merge(ctx, ns, "db", map[string]any{"metadata": map[string]any{"finalizers": []string{"podwatch.test/hold"}}})
 		}},
@@ -142,6 +224,8 @@ func lifecycle(ns, ns2, node, other string) []scriptStep {
 		{"deleted again with a shorter grace period", func(ctx context.Context, w *writer) { w.delete(ctx, ns, "web", grace(5)) }},
 		{"a pod being deleted forced out", func(ctx context.Context, w *writer) { w.delete(ctx, ns, "web", grace(0)) }},
 		{"a live pod forced out", func(ctx context.Context, w *writer) { w.delete(ctx, ns, "new", grace(0)) }},
+		// A pod held by a finalizer only gets its deletion fields: DELETE,
+		// and REMOVE only once the finalizer goes.
 		{"a pod with a finalizer forced out", func(ctx context.Context, w *writer) { w.delete(ctx, ns, "db", grace(0)) }},
 		{"its finalizer removed", func(ctx context.Context, w *writer) {
 			w.merge(ctx, ns, "db", map[string]any{"metadata": map[string]any{"finalizers": nil}})
@@ -158,6 +242,9 @@ func lifecycle(ns, ns2, node, other string) []scriptStep {
 			w.delete(ctx, ns, "far", grace(0))
 			w.create(ctx, ns, "far", node, map[string]string{"generation": "2"})
 		}},
+		// The apiserver deletes a finished pod at once, yet in two events
+		// (deletion fields, then gone), so the pod config says DELETE, then
+		// REMOVE, as for any forced delete.
 		{"a succeeded pod deleted", func(ctx context.Context, w *writer) {
 			w.phase(ctx, ns, "far", "Succeeded")
 			w.delete(ctx, ns, "far", nil)

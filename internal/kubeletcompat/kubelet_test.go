@@ -20,6 +20,30 @@ import (
 	"github.com/podwatch/podwatch/internal/cluster"
 )
 
+// What the kubelet's pod config (v1.37.2) does that one might not expect,
+// seen by this test or read in its code:
+//
+//   - It publishes its own stored copy of a pod, and on a change refreshes
+//     only the spec, labels, annotations, deletion fields, generation and
+//     status of that copy: an UPDATE or RECONCILE carries the pod with the
+//     rest of the metadata it was first seen with, its resourceVersion
+//     included (a relabel written at resourceVersion 227 came out at 217, the
+//     pod's first). podwatch publishes the pod as the server last sent it.
+//     That is one reason the comparison keeps keys, not contents.
+//   - It writes its source and first-seen annotations into the pods it is
+//     handed, which are the objects in client-go's store: the reflector's
+//     cache holds pods the kubelet changed.
+//   - Its apiserver source cannot be stopped: the reflector runs until the
+//     process ends (see wire for how the test quiets it).
+//   - Its reflector (client-go's) reads the whole state again after any
+//     failed watch, where podwatch's resumes the watch unless the server
+//     answers 410; see testRelist.
+//   - Since 1.3x it has no SET and no notification modes: sources send
+//     whole states, and the pod config publishes REMOVE, ADD, UPDATE,
+//     DELETE, RECONCILE, in that order, each only when it has pods, and an
+//     empty ADD for a source's first state that adds nothing. podwatch's
+//     Incremental mode is that; its snapshot modes are its own.
+
 // kubeletSide is the real kubelet's pod config with its apiserver source,
 // built as pkg/kubelet's NewMainKubelet builds them.
 type kubeletSide struct {

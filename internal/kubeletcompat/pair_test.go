@@ -95,9 +95,9 @@ func (p *pair) mark(ctx context.Context) error {
 	return nil
 }
 
-// step runs do, marks the barrier and compares what each side published
-// for it.
-func (p *pair) step(name string, do func(context.Context) error) {
+// step runs do, marks the barrier, runs each of then, and compares what
+// each side published for the step.
+func (p *pair) step(name string, do func(context.Context) error, then ...func(context.Context) error) {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -106,6 +106,11 @@ func (p *pair) step(name string, do func(context.Context) error) {
 	}
 	if err := p.mark(ctx); err != nil {
 		p.t.Fatalf("%s: %v", name, err)
+	}
+	for _, f := range then {
+		if err := f(ctx); err != nil {
+			p.t.Fatalf("%s: %v", name, err)
+		}
 	}
 	p.compare(ctx, name)
 }
@@ -118,11 +123,13 @@ func (p *pair) compare(ctx context.Context, name string) {
 	k, kerr := p.kubelet.through(ctx, step)
 	w, werr := p.podwatch.through(ctx, step)
 	if kerr != nil || werr != nil {
+		p.t.Logf("the kubelet's log, last lines:\n%s", kubeletLog)
 		p.t.Fatalf("%s: a pod config did not take the step (kubelet: %v; podwatch: %v)\nkubelet so far:\n%s\npodwatch so far:\n%s",
 			name, kerr, werr, indent(lines(k)), indent(lines(w)))
 	}
 	p.t.Logf("%s: kubelet published\n%s", name, indent(lines(k)))
 	if d := cmp.Diff(lines(k), lines(w)); d != "" {
+		p.t.Logf("the kubelet's log, last lines:\n%s", kubeletLog)
 		p.t.Errorf("%s: update streams differ (-kubelet +podwatch):\n%s", name, d)
 	}
 }

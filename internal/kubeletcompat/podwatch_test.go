@@ -3,6 +3,7 @@ package kubeletcompat
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/cluster"
@@ -53,9 +54,9 @@ func startPodwatch(t *testing.T, ctx context.Context, c *cluster.Cluster, node, 
 	}()
 	t.Cleanup(func() {
 		cancel()
-		<-srcDone
-		<-readDone
-		pc.Wait()
+		waitClosed(t, "podwatch's api source", srcDone)
+		waitClosed(t, "podwatch's update reader", readDone)
+		waitClosed(t, "podwatch's pod config", waitChan(pc.Wait))
 	})
 	return &podwatchSide{pc: pc, wire: w}
 }
@@ -80,4 +81,25 @@ func readPodwatch(ctx context.Context, updates <-chan podconfig.PodUpdate, out *
 			out.add(rec, step)
 		}
 	}
+}
+
+// waitClosed waits, within wait, for what to return once its ctx ended.
+func waitClosed(t *testing.T, what string, done <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(wait):
+		t.Errorf("%s did not return within %s of its context ending", what, wait)
+	}
+}
+
+// waitChan runs f on a goroutine and closes the channel it returns when
+// f returns.
+func waitChan(f func()) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	return done
 }
