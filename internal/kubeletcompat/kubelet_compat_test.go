@@ -112,7 +112,8 @@ func testRelist(t *testing.T, c *cluster.Cluster, f format) {
 	defer cancel()
 	w := writer{c: c}
 	w.ensureNamespace(ctx, ns)
-	for _, name := range []string{"kept", "relabelled", "running", "deleting", "removed", "forced"} {
+	for _, name := range []string{"kept", "relabelled", "running", "deleting", "removed", "forced",
+		"relabelled-running", "deleting-running", "recreated", "finalized"} {
 		w.create(ctx, ns, name, node, nil)
 	}
 	if err := w.err; err != nil {
@@ -139,6 +140,17 @@ func testRelist(t *testing.T, c *cluster.Cluster, f format) {
 		w.delete(ctx, ns, "removed", grace(0))
 		w.delete(ctx, ns, "forced", nil)
 		w.delete(ctx, ns, "forced", grace(0))
+		// Two changes to one pod come as one: a spec-side change wins over
+		// a status change, a deletion over both.
+		w.labels(ctx, ns, "relabelled-running", map[string]string{"app": "both"})
+		w.phase(ctx, ns, "relabelled-running", "Running")
+		w.phase(ctx, ns, "deleting-running", "Running")
+		w.delete(ctx, ns, "deleting-running", nil)
+		// A new pod under an old name: a new UID, so gone and new at once.
+		w.delete(ctx, ns, "recreated", grace(0))
+		w.create(ctx, ns, "recreated", node, nil)
+		// Nothing the pod config compares.
+		w.merge(ctx, ns, "finalized", map[string]any{"metadata": map[string]any{"finalizers": []string{"podwatch.test/hold"}}})
 		return w.err
 	}, func(ctx context.Context) error {
 		if _, err := c.CompactEtcd(ctx); err != nil {

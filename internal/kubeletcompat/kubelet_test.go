@@ -38,7 +38,7 @@ import (
 //   - Its reflector (client-go's) reads the whole state again after any
 //     failed watch, where podwatch's resumes the watch unless the server
 //     answers 410; see testRelist.
-//   - Since 1.3x it has no SET and no notification modes: sources send
+//   - In v1.37 it has no SET and no notification modes: sources send
 //     whole states, and the pod config publishes REMOVE, ADD, UPDATE,
 //     DELETE, RECONCILE, in that order, each only when it has pods, and an
 //     empty ADD for a source's first state that adds nothing. podwatch's

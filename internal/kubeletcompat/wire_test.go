@@ -85,9 +85,12 @@ func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // admit waits while the wire is held, then registers a request under way
 // so that a hold can cut it. The check and the registration are one step,
-// so no request slips past a hold.
+// so no request slips past a hold. Once done has ended nothing is admitted.
 func (w *wire) admit(ctx context.Context, cancel context.CancelFunc) (*int, error) {
 	for {
+		if err := w.done.Err(); err != nil {
+			return nil, err
+		}
 		w.mu.Lock()
 		held := w.held
 		if held == nil {
