@@ -163,6 +163,7 @@ func (p *pair) checkWire() {
 	if first["kubelet"] != first["podwatch"] {
 		p.t.Errorf("first state read by a %s on the kubelet's side, by a %s on podwatch's", first["kubelet"], first["podwatch"])
 	}
+	p.t.Logf("first state read by a %s on both sides, answered in %s", first["kubelet"], p.format.media)
 }
 
 // checkCovered fails unless the kubelet published every operation in ops,
