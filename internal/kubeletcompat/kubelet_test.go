@@ -82,10 +82,14 @@ func startKubelet(t *testing.T, done context.Context, c *cluster.Cluster, node, 
 	// The recorder only hears of pods dropped for a duplicate name, which an
 	// apiserver cannot send; the startup observer only times pods.
 	cfg := config.NewPodConfig(&record.FakeRecorder{}, noStartupSLI{})
-	// The pod config's merge goroutine takes done: like the kubelet's, it
-	// keeps merging what its source sends until the process ends.
+	// The merge goroutine behind the channel reads it until it is closed,
+	// which nothing does: as in the kubelet, it lives as long as the
+	// process, idle once the source is cut off.
 	ch := cfg.Channel(done, kubetypes.ApiserverSource)
-	config.NewSourceApiserver(logr.Discard(), cs, types.NodeName(node), func() bool { return true }, ch)
+	// The kubelet starts watching pods once its informer has synced the Node
+	// object; there is no Node here to wait for.
+	nodeSynced := func() bool { return true }
+	config.NewSourceApiserver(logr.Discard(), cs, types.NodeName(node), nodeSynced, ch)
 	go readKubelet(done, cfg.Updates(), out, bar)
 	return &kubeletSide{cfg: cfg, wire: w}
 }
