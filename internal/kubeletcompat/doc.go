@@ -4,7 +4,8 @@
 // kubelet builds), both reading the same real kube-apiserver for the same
 // node, in protobuf as the kubelet does and in JSON, and compares their
 // update streams update for update: the operation, the source and the pods'
-// keys.
+// keys, and then what the kubelet acts on of each pod (labels, image, phase,
+// deletion fields).
 //
 // It is a nested module so that Kubernetes stays out of the main module; the
 // package has no code of its own outside its tests.

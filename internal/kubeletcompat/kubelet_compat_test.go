@@ -19,7 +19,7 @@ var formats = []format{
 // TestPodConfigMatchesKubelet feeds the real kubelet's pod config and
 // podwatch's from one real apiserver, for the same node, through a scripted
 // pod lifecycle, and requires the same updates, step by step: operation,
-// source and pod keys.
+// source and pod keys, then the same view of each pod (see view).
 func TestPodConfigMatchesKubelet(t *testing.T) {
 	c := cluster.StartForTest(t, cluster.Options{})
 	// One after the other: the relists restart the apiserver, which would

@@ -29,7 +29,7 @@ import (
 //     rest of the metadata it was first seen with, its resourceVersion
 //     included (a relabel written at resourceVersion 227 came out at 217, the
 //     pod's first). podwatch publishes the pod as the server last sent it.
-//     That is one reason the comparison keeps keys, not contents.
+//     So the comparison looks only at what both refresh (see view).
 //   - It writes its source and first-seen annotations into the pods it is
 //     handed, which are the objects in client-go's store: the reflector's
 //     cache holds pods the kubelet changed.
@@ -110,6 +110,12 @@ func readKubelet(done context.Context, updates <-chan kubetypes.PodUpdate, out *
 			for _, p := range u.Pods {
 				key := p.Namespace + "/" + p.Name
 				rec.Pods = append(rec.Pods, key)
+				var deletion *time.Time
+				if p.DeletionTimestamp != nil {
+					deletion = &p.DeletionTimestamp.Time
+				}
+				// The apiserver refuses a pod without containers.
+				rec.Views = append(rec.Views, view(key, p.Labels, p.Spec.Containers[0].Image, string(p.Status.Phase), deletion, p.DeletionGracePeriodSeconds))
 				if s, ok := bar.step(key, p.Labels); ok {
 					step = s
 				}

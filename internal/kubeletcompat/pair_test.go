@@ -131,6 +131,8 @@ func (p *pair) compare(ctx context.Context, name string) {
 	if d := cmp.Diff(lines(k), lines(w)); d != "" {
 		p.t.Logf("the kubelet's log, last lines:\n%s", kubeletLog)
 		p.t.Errorf("%s: update streams differ (-kubelet +podwatch):\n%s", name, d)
+	} else if d := cmp.Diff(viewLines(k), viewLines(w)); d != "" {
+		p.t.Errorf("%s: same updates, but the pods in them differ (-kubelet +podwatch):\n%s", name, d)
 	}
 }
 

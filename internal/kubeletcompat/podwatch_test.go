@@ -74,6 +74,9 @@ func readPodwatch(ctx context.Context, updates <-chan podconfig.PodUpdate, out *
 			for _, p := range u.Pods {
 				key := podconfig.FullName(p)
 				rec.Pods = append(rec.Pods, key)
+				m := &p.Metadata
+				// The apiserver refuses a pod without containers.
+				rec.Views = append(rec.Views, view(key, m.Labels, p.Spec.Containers[0].Image, p.Status.Phase, m.DeletionTimestamp, m.DeletionGracePeriodSeconds))
 				if s, ok := bar.step(key, p.Metadata.Labels); ok {
 					step = s
 				}

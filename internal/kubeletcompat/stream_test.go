@@ -3,19 +3,46 @@ package kubeletcompat
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // update is what the comparison keeps of one pod config update: its
-// operation, its source and the keys (namespace/name) of its pods, sorted.
-// The pods' contents are left out on purpose: the two pod configs hand out
-// different types, and what a kubelet does next is chosen by these three.
+// operation, its source and the keys (namespace/name) of its pods, sorted;
+// and, compared apart, a view of each pod.
 type update struct {
 	Op     string
 	Source string
 	Pods   []string
+	Views  []string // the pods' views, in the order of Pods
+}
+
+// view prints what a kubelet acts on of a pod and both pod configs keep up
+// to date in what they publish: its labels, its first container's image,
+// its phase and its deletion fields. The rest is left out on purpose: the
+// kubelet publishes its stored copy, whose other metadata is as first seen
+// (see kubelet_test.go), where podwatch publishes the pod as last sent.
+func view(key string, labels map[string]string, image, phase string, deletion *time.Time, grace *int64) string {
+	var b strings.Builder
+	b.WriteString(key + " labels=")
+	for i, k := range slices.Sorted(maps.Keys(labels)) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k + "=" + labels[k])
+	}
+	b.WriteString(" image=" + image + " phase=" + phase)
+	if deletion != nil {
+		b.WriteString(" deleted=" + deletion.UTC().Format(time.RFC3339))
+	}
+	if grace != nil {
+		b.WriteString(" grace=" + strconv.FormatInt(*grace, 10))
+	}
+	return b.String()
 }
 
 func (u update) String() string {
@@ -46,7 +73,9 @@ func newStream(name string) *stream {
 }
 
 func (s *stream) add(u update, step int) {
+	// Views begin with their keys, so sorting both keeps them in step.
 	slices.Sort(u.Pods)
+	slices.Sort(u.Views)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.got = append(s.got, marked{update: u, step: step})
@@ -90,6 +119,17 @@ func updatesOf(ms []marked) []update {
 	out := make([]update, len(ms))
 	for i, m := range ms {
 		out[i] = m.update
+	}
+	return out
+}
+
+// viewLines prints each update's pod views, one a line, for cmp.Diff.
+func viewLines(us []update) []string {
+	var out []string
+	for _, u := range us {
+		for _, v := range u.Views {
+			out = append(out, u.Op+" "+v)
+		}
 	}
 	return out
 }
