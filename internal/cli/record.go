@@ -17,6 +17,10 @@ DIR/recording.json when the watch ends (Ctrl-C, --max-events). Bytes are
 passed on as they arrive. No credential reaches the file: only the Accept,
 Accept-Encoding and Content-Type request headers are kept.
 
+With --content-type protobuf the recording keeps the protobuf wire as it
+came (lists and Status answers as envelopes, watches as length-prefixed
+frames), each read in base64 with its timing.
+
 Replay the result with 'podwatch watch --replay DIR' or 'podwatch serve DIR'.
 `
 
