@@ -35,6 +35,9 @@ func (e Env) replayWatch(ctx context.Context, c *command, f *watchFlags) error {
 	}
 	log := newLogger(e.Stderr, f.verbosity)
 	srv := fixture.NewServerWithOptions(rec, fixture.Options{Speed: f.speed, Faults: faults, Log: replayLog(log)})
+	if err := srv.Serves(p.namespace, p.fieldSelector, p.labelSelector); err != nil {
+		return usagef(c.name, "--replay %s: %v", f.replay, err)
+	}
 	mon := newReplayMonitor()
 	fs, err := startFixtureServer("127.0.0.1:0", mon.handler(srv), f.faults.http2)
 	if err != nil {

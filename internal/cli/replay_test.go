@@ -118,9 +118,12 @@ func TestReplayFailures(t *testing.T) {
 	}{
 		{"missing fixture", []string{"--replay", filepath.Join(dir, "nope")}, "nope"},
 	}
-	// A request the recording does not hold gets a 404, retried as any
-	// server's answer is, and named at each retry.
-	runUntilRetry(t, "no recorded exchange matches GET /api/v1/pods?", "watch", "--replay", dir, "--node", "node-9")
+	// A node the recording holds no pods for is refused before the first
+	// request: the fixture server would answer every retry with a 400.
+	r := run(t, "watch", "--replay", dir, "--node", "node-9")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "no pods for /api/v1/pods fieldSelector=spec.nodeName=node-9, only for /api/v1/pods fieldSelector=spec.nodeName=") {
+		t.Fatalf("--node node-9: exit %d, want %d naming both scopes; stderr:\n%s", r.code, exitUsage, r.stderr)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(t, append([]string{"watch"}, tt.args...)...)
