@@ -2,10 +2,12 @@ package jsonx
 
 import "time"
 
-// Field is one JSON object member kept verbatim.
+// Field is one JSON object member kept verbatim, or a run of members kept in
+// another Encoding (KeepEncoded): then Name is empty and Value holds the run.
 type Field struct {
 	Name  string
 	Value []byte
+	enc   *Encoding
 }
 
 // Extra keeps, in arrival order, the members of a JSON object that the Go type does
@@ -45,7 +47,7 @@ func (r *Reader) hold(v []byte) []byte {
 // Get returns the raw value kept under name, or nil.
 func (e Extra) Get(name string) []byte {
 	for _, f := range e {
-		if f.Name == name {
+		if f.Name == name && f.enc == nil {
 			return f.Value
 		}
 	}

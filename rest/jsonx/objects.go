@@ -49,6 +49,16 @@ func (o *Objects) Read(r *Reader) {
 	}
 }
 
+// ObjectsOf returns Objects holding items, each the kept members of one
+// object: what a decoder of another format (see Encoding) builds where Read
+// would have read JSON.
+func ObjectsOf(items []Extra) Objects {
+	if items == nil {
+		return Objects{}
+	}
+	return Objects{items: items}
+}
+
 // IsSet reports whether o holds a value.
 func (o Objects) IsSet() bool { return o.items != nil || o.raw != nil }
 
@@ -59,6 +69,9 @@ func (o Objects) Len() int { return len(o.items) }
 // Member returns the raw value of member name of object i (0 <= i < Len()), or
 // nil when that object has no such member.
 func (o Objects) Member(i int, name string) []byte { return o.items[i].Get(name) }
+
+// Item returns the members of object i (0 <= i < Len()) as kept.
+func (o Objects) Item(i int) Extra { return o.items[i] }
 
 // Raw returns the value as JSON, nil when unset.
 func (o Objects) Raw() []byte {
@@ -93,10 +106,17 @@ func (e *Extra) KeepObjects(r *Reader, name []byte, o *Objects) {
 	if r.Err() != nil {
 		return
 	}
+	e.MarkObjects(n)
+}
+
+// MarkObjects marks the place, among the members e keeps, of the Objects
+// kept under name, for ExtraWith to write them there; a second mark of the
+// same name is ignored.
+func (e *Extra) MarkObjects(name string) {
 	for _, f := range *e {
-		if f.Value == nil && f.Name == n {
+		if f.Value == nil && f.enc == nil && f.Name == name {
 			return
 		}
 	}
-	*e = append(*e, Field{Name: n}) // no Value: the place of o
+	*e = append(*e, Field{Name: name}) // no Value: the place of the Objects
 }

@@ -30,22 +30,61 @@ var shareSeed = maphash.MakeSeed()
 
 // sharedValue is one shared copy: a weak pointer to its first byte and its length.
 type sharedValue struct {
-	p weak.Pointer[byte]
-	n int
+	p   weak.Pointer[byte]
+	n   int
+	enc *Encoding // nil for JSON
 }
 
 // Share returns bytes equal to v that it may also return to other callers:
 // the caller must never write to them. v itself is never retained. Share is
 // safe for concurrent use.
 func Share(v []byte) []byte {
+	s, _ := share(nil, v, nil)
+	return s
+}
+
+// share is Share for values of enc (nil: JSON), calling check, when it is not
+// nil, before keeping a value no equal one of enc stands for.
+func share(enc *Encoding, v []byte, check Checker) ([]byte, error) {
 	if len(v) == 0 {
-		return nil
+		if check != nil {
+			return nil, check.Check()
+		}
+		return nil, nil
 	}
 	h := maphash.Bytes(shareSeed, v)
+	if s := lookup(enc, h, v); s != nil {
+		return s, nil
+	}
+	if check != nil {
+		// Outside the lock: checking may take a while.
+		if err := check.Check(); err != nil {
+			return nil, err
+		}
+	}
 	shared.Lock()
 	defer shared.Unlock()
+	if s := lookupLocked(enc, h, v); s != nil {
+		return s, nil // kept meanwhile by another goroutine
+	}
+	// At least 16 bytes, so the copy never lands in the runtime's tiny
+	// allocator, where a weak pointer or cleanup would wait on its neighbours.
+	c := make([]byte, max(len(v), 16))[:len(v):len(v)]
+	copy(c, v)
+	shared.m[h] = append(shared.m[h], sharedValue{p: weak.Make(&c[0]), n: len(c), enc: enc})
+	runtime.AddCleanup(&c[0], forget, h)
+	return c, nil
+}
+
+func lookup(enc *Encoding, h uint64, v []byte) []byte {
+	shared.Lock()
+	defer shared.Unlock()
+	return lookupLocked(enc, h, v)
+}
+
+func lookupLocked(enc *Encoding, h uint64, v []byte) []byte {
 	for _, e := range shared.m[h] {
-		if e.n != len(v) {
+		if e.n != len(v) || e.enc != enc {
 			continue
 		}
 		if p := e.p.Value(); p != nil {
@@ -54,13 +93,7 @@ func Share(v []byte) []byte {
 			}
 		}
 	}
-	// At least 16 bytes, so the copy never lands in the runtime's tiny
-	// allocator, where a weak pointer or cleanup would wait on its neighbours.
-	c := make([]byte, max(len(v), 16))[:len(v):len(v)]
-	copy(c, v)
-	shared.m[h] = append(shared.m[h], sharedValue{p: weak.Make(&c[0]), n: len(c)})
-	runtime.AddCleanup(&c[0], forget, h)
-	return c
+	return nil
 }
 
 // forget drops the entries under h whose value has been collected.

@@ -182,8 +182,11 @@ func (o *ObjectWriter) Time(name string, t time.Time) {
 // Extra writes back every kept member but those KeepObjects held elsewhere
 // (ExtraWith writes those too).
 func (o *ObjectWriter) Extra(e Extra) {
-	for _, f := range e {
-		if f.Value != nil {
+	for i := 0; i < len(e); i++ {
+		switch f := e[i]; {
+		case f.enc != nil:
+			i += o.writeEncoded(e[i:]) - 1
+		case f.Value != nil:
 			o.Raw(f.Name, f.Value)
 		}
 	}
@@ -192,12 +195,15 @@ func (o *ObjectWriter) Extra(e Extra) {
 // ExtraWith writes back every kept member as Extra does, and v at the place
 // KeepObjects marked for it.
 func (o *ObjectWriter) ExtraWith(e Extra, v Objects) {
-	for _, f := range e {
-		if f.Value == nil {
+	for i := 0; i < len(e); i++ {
+		switch f := e[i]; {
+		case f.enc != nil:
+			i += o.writeEncoded(e[i:]) - 1
+		case f.Value == nil:
 			o.Objects(f.Name, v)
-			continue
+		default:
+			o.Raw(f.Name, f.Value)
 		}
-		o.Raw(f.Name, f.Value)
 	}
 }
 

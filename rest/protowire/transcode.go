@@ -24,6 +24,18 @@ func Root(kind string) (Message, bool) {
 	return Message{i}, ok
 }
 
+// Named returns the message of the schema named name: its Go package path
+// without "k8s.io/", a dot and its type, as in
+// "apimachinery/pkg/apis/meta/v1.ObjectMeta".
+func Named(name string) (Message, bool) {
+	for i := range messages {
+		if messages[i].name == name {
+			return Message{i}, true
+		}
+	}
+	return Message{}, false
+}
+
 // Field returns the number of m's field with JSON member name json, and the
 // message its elements are (for a message field).
 func (m Message) Field(json string) (num int32, elem Message, ok bool) {
@@ -172,6 +184,13 @@ func (t *Transcoder) members(o *jsonx.ObjectWriter, mi int, data []byte, base in
 	if t.occs, err = scanFields(t.occs, data, base); err != nil {
 		return err
 	}
+	return t.fields(o, mi, start, 0)
+}
+
+// fields writes the fields of message mi whose occurrences were scanned
+// into t.occs[start:], but for those whose numbers are set in skip: the
+// fields a Go type models itself, when the rest were kept (see Model).
+func (t *Transcoder) fields(o *jsonx.ObjectWriter, mi, start int, skip uint64) error {
 	// A stable sort by number keeps repeated values in order; the schema's
 	// fields are then found by binary search whatever order they came in.
 	// Children append past this message's fields, so occs stays valid even
@@ -198,6 +217,9 @@ func (t *Transcoder) members(o *jsonx.ObjectWriter, mi int, data []byte, base in
 	}
 	for i := range messages[mi].fields {
 		f := &messages[mi].fields[i]
+		if f.num < 64 && skip&(1<<f.num) != 0 {
+			continue
+		}
 		s := t.spans[sb+int(f.num)]
 		if err := t.field(o, f, occs[s.lo:s.hi]); err != nil {
 			return err

@@ -1,0 +1,202 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"testing"
+	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/podwatch/podwatch/rest/jsonx"
+	"github.com/podwatch/podwatch/rest/meta"
+	"github.com/podwatch/podwatch/rest/protowire"
+)
+
+// readRealPodProtobuf returns the recorded pod's protobuf envelope (the
+// same pod as testdata/pod.json, fetched from the same server).
+func readRealPodProtobuf(t testing.TB) *protowire.Unknown {
+	t.Helper()
+	pb, err := os.ReadFile("../protowire/testdata/pod.pb")
+	if err != nil {
+		t.Fatalf("read recorded protobuf pod: %v", err)
+	}
+	u, err := protowire.ParseEnvelope(pb, 0)
+	if err != nil {
+		t.Fatalf("ParseEnvelope: %v", err)
+	}
+	return u
+}
+
+// readRecordedPodJSON returns the same pod as the server sent it in JSON.
+func readRecordedPodJSON(t testing.TB) []byte {
+	t.Helper()
+	js, err := os.ReadFile("../protowire/testdata/pod.json")
+	if err != nil {
+		t.Fatalf("read recorded JSON pod: %v", err)
+	}
+	return js
+}
+
+func decodeProtobuf(t testing.TB, u *protowire.Unknown) *Pod {
+	t.Helper()
+	p, err := DecodePodProtobuf(meta.TypeMeta{Kind: u.Kind, APIVersion: u.APIVersion}, u.Raw)
+	if err != nil {
+		t.Fatalf("DecodePodProtobuf: %v", err)
+	}
+	return p
+}
+
+// The recorded pod read straight from protobuf writes the JSON the server
+// sent for it, and its typed fields are those of the pod read from JSON.
+func TestProtobufPodIsTheJSONPod(t *testing.T) {
+	js := readRecordedPodJSON(t)
+	fromJSON, err := DecodePod(js)
+	if err != nil {
+		t.Fatalf("DecodePod: %v", err)
+	}
+	p := decodeProtobuf(t, readRealPodProtobuf(t))
+	encodesAs(t, "the protobuf pod's JSON differs from the server's", p, js)
+	typed := func(p *Pod) []any {
+		return []any{p.TypeMeta, p.Metadata.Name, p.Metadata.Namespace, p.Metadata.UID, p.Metadata.ResourceVersion,
+			p.Metadata.Generation, p.Metadata.CreationTimestamp, p.Metadata.DeletionTimestamp, p.Metadata.Labels,
+			p.Metadata.Annotations, p.Spec.NodeName, len(p.Spec.Containers), p.Spec.Containers[0].Name,
+			p.Spec.Containers[0].Image, len(p.Spec.Tolerations), *p.Spec.Tolerations[0].TolerationSeconds,
+			p.Spec.Tolerations[1].Key, p.Status}
+	}
+	if diff := cmp.Diff(typed(fromJSON), typed(p), cmp.Comparer(func(a, b PodStatus) bool {
+		return a.Phase == b.Phase && a.HostIP == b.HostIP && a.PodIP == b.PodIP
+	})); diff != "" {
+		t.Fatalf("typed fields (-JSON +protobuf):\n%s", diff)
+	}
+}
+
+// What the kubelet path changes on a pod read from protobuf (annotations
+// set by the pod config, on a deep copy) is written with the kept members.
+func TestEditedProtobufPodKeepsKeptMembers(t *testing.T) {
+	p := decodeProtobuf(t, readRealPodProtobuf(t))
+	c := p.DeepCopy()
+	c.Metadata.Annotations["podwatch.test/seen"] = "yes"
+	c.Spec.NodeName = "node-z"
+	want, err := DecodePod(readRecordedPodJSON(t))
+	if err != nil {
+		t.Fatalf("DecodePod: %v", err)
+	}
+	want.Metadata.Annotations["podwatch.test/seen"] = "yes"
+	want.Spec.NodeName = "node-z"
+	wantJSON, _ := want.MarshalJSON()
+	encodesAs(t, "edited protobuf pod", c, wantJSON)
+	if _, ok := p.Metadata.Annotations["podwatch.test/seen"]; ok || p.Spec.NodeName == "node-z" {
+		t.Fatalf("DeepCopy shares state with the original")
+	}
+}
+
+// The pod keeps nothing of its input, and two pods read from equal bytes
+// share their large kept runs, the managedFields entries' field sets too.
+func TestProtobufPodSharesAndKeepsNothingOfItsInput(t *testing.T) {
+	u := readRealPodProtobuf(t)
+	in := bytes.Clone(u.Raw)
+	a, err := DecodePodProtobuf(meta.TypeMeta{Kind: "Pod", APIVersion: "v1"}, in)
+	if err != nil {
+		t.Fatalf("DecodePodProtobuf: %v", err)
+	}
+	clear(in)
+	encodesAs(t, "the pod changed when its input was overwritten", a, readRecordedPodJSON(t))
+	b := decodeProtobuf(t, u)
+	for _, k := range []struct {
+		name string
+		a, b jsonx.Extra
+	}{
+		{"managedFields[0]", a.Metadata.ManagedFields().Item(0), b.Metadata.ManagedFields().Item(0)},
+		{"managedFields[1]", a.Metadata.ManagedFields().Item(1), b.Metadata.ManagedFields().Item(1)},
+		{"spec", a.Spec.extra, b.Spec.extra},
+		{"container", a.Spec.Containers[0].extra, b.Spec.Containers[0].extra},
+		{"status", a.Status.extra, b.Status.extra},
+	} {
+		large := 0
+		for i, f := range k.a {
+			if f.Encoding() == nil || len(k.b) != len(k.a) {
+				t.Fatalf("%s: run %d not kept in protobuf", k.name, i)
+			}
+			if len(f.Value) < jsonx.ShareMin {
+				continue
+			}
+			large++
+			if unsafe.SliceData(f.Value) != unsafe.SliceData(k.b[i].Value) {
+				t.Fatalf("%s: run %d kept twice, want one shared", k.name, i)
+			}
+		}
+		if large == 0 {
+			t.Fatalf("%s: no large run kept", k.name)
+		}
+	}
+	ma, mb := a.Metadata.ManagedFields(), b.Metadata.ManagedFields()
+	if ma.Len() != 2 || mb.Len() != 2 {
+		t.Fatalf("%d and %d managedFields entries, want 2 each", ma.Len(), mb.Len())
+	}
+}
+
+// A malformed field anywhere in the pod, kept or typed, fails the decode
+// with a *protowire.SyntaxError at its offset.
+func TestProtobufPodErrors(t *testing.T) {
+	u := readRealPodProtobuf(t)
+	raw := u.Raw
+	// Find the spec's volumes and the status's conditions: kept, not typed.
+	at := func(b []byte, sub string) int {
+		i := bytes.Index(b, []byte(sub))
+		if i < 0 {
+			t.Fatalf("the recorded pod has no %q", sub)
+		}
+		return i
+	}
+	for _, tc := range []struct {
+		name  string
+		edit  func([]byte) []byte
+		where int
+	}{
+		{"truncated", func(b []byte) []byte { return b[:len(b)-3] }, -1},
+		{"bad wire type in a kept Time", func(b []byte) []byte {
+			// A managedFields entry's time (4) holds seconds (1) as a varint;
+			// make the key say fixed64.
+			i := at(b, "Go-http-client")
+			for j := i; j < len(b)-1; j++ {
+				if b[j] == 4<<3|2 && b[j+2] == 1<<3 {
+					b[j+2] = 1<<3 | 1
+					return b
+				}
+			}
+			t.Fatalf("no managedFields time found")
+			return nil
+		}, -2},
+		{"typed string with a varint", func(b []byte) []byte {
+			i := at(b, "\x0a\x08recorded") // metadata.name
+			b[i] = 1<<3 | 0                // its key, now a varint
+			return b
+		}, -2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tc.edit(bytes.Clone(raw))
+			_, err := DecodePodProtobuf(meta.TypeMeta{}, b)
+			var se *protowire.SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("got %v, want a *protowire.SyntaxError", err)
+			}
+			if se.Offset < 0 || se.Offset > int64(len(b)) {
+				t.Fatalf("offset %d outside the %d-byte pod", se.Offset, len(b))
+			}
+		})
+	}
+}
+
+func BenchmarkDecodeRealPodProtobuf(b *testing.B) {
+	u := readRealPodProtobuf(b)
+	tm := meta.TypeMeta{Kind: u.Kind, APIVersion: u.APIVersion}
+	b.SetBytes(int64(len(u.Raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodePodProtobuf(tm, u.Raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
