@@ -53,6 +53,10 @@ type ListWatch[T any] struct {
 	FieldSelector string
 	LabelSelector string
 	Decode        meta.DecodeFunc[T]
+	// DecodeProtobuf, when set, decodes the objects of protobuf answers from
+	// their messages (see watch.Decoder.WithProtobuf); unset, they are
+	// transcoded to JSON for Decode.
+	DecodeProtobuf meta.ProtobufDecodeFunc[T]
 	// LegacyWatchPath watches through /api/v1/watch/... instead of ?watch=true.
 	LegacyWatchPath bool
 	// Limits bound what one list item may cost.
@@ -116,7 +120,7 @@ func (lw *ListWatch[T]) List(ctx context.Context, opts ListOptions) (*rest.List[
 		body = wd
 	}
 	defer body.Close()
-	list, err := rest.DecodeListContent(body, lw.Client.ContentType(), lw.Decode, lw.Limits)
+	list, err := rest.DecodeListContentWith(body, lw.Client.ContentType(), lw.Decode, lw.DecodeProtobuf, lw.Limits)
 	if err != nil {
 		return nil, namedBodyError(where, err)
 	}
@@ -159,7 +163,7 @@ func (lw *ListWatch[T]) Watch(ctx context.Context, opts WatchOptions) (watch.Int
 	}
 	dopts := lw.Decoder
 	dopts.ContentType = lw.Client.ContentType()
-	d := watch.NewDecoder(body, lw.Decode, dopts)
+	d := watch.NewDecoder(body, lw.Decode, dopts).WithProtobuf(lw.DecodeProtobuf)
 	return watch.NewStreamWatcher(body, d, where), nil
 }
 

@@ -23,11 +23,19 @@ import (
 // transcoded to the JSON the server would have sent for it and handed to
 // decode.
 func DecodeListContent[T any](r io.Reader, contentType string, decode meta.DecodeFunc[T], lim ListLimits) (*List[T], error) {
+	return DecodeListContentWith(r, contentType, decode, nil, lim)
+}
+
+// DecodeListContentWith is DecodeListContent where decodePB, when not nil,
+// decodes a protobuf list's items from their messages, as the watch
+// Decoder's WithProtobuf has it, rather than decode from their JSON.
+func DecodeListContentWith[T any](r io.Reader, contentType string, decode meta.DecodeFunc[T], decodePB meta.ProtobufDecodeFunc[T], lim ListLimits) (*List[T], error) {
 	if contentType != ContentTypeProtobuf {
 		return DecodeList(r, decode, lim)
 	}
 	limit := lim.maxItemBytes()
-	d := protoList[T]{in: stream.NewReader(r, int(min(limit, math.MaxInt-1))), decode: decode, lim: lim, limit: limit}
+	d := protoList[T]{in: stream.NewReader(r, int(min(limit, math.MaxInt-1))), decode: decode, decodePB: decodePB,
+		lim: lim, limit: limit}
 	// An item's JSON is bounded as a JSON item's bytes are.
 	d.tc.Limit = int(min(limit, math.MaxInt-1))
 	if err := d.run(); err != nil {
@@ -37,14 +45,15 @@ func DecodeListContent[T any](r io.Reader, contentType string, decode meta.Decod
 }
 
 type protoList[T any] struct {
-	in     *stream.Reader
-	decode meta.DecodeFunc[T]
-	lim    ListLimits
-	limit  int64
-	list   List[T]
-	tc     protowire.Transcoder
-	msg    protowire.Message // the list's message, known from its kind
-	typed  bool
+	in       *stream.Reader
+	decode   meta.DecodeFunc[T]
+	decodePB meta.ProtobufDecodeFunc[T]
+	lim      ListLimits
+	limit    int64
+	list     List[T]
+	tc       protowire.Transcoder
+	msg      protowire.Message // the list's message, known from its kind
+	typed    bool
 }
 
 func (d *protoList[T]) run() error {
@@ -146,6 +155,9 @@ func (d *protoList[T]) item(m protowire.Message, n uint64, at int64) error {
 	if err != nil {
 		return err
 	}
+	if d.decodePB != nil {
+		return d.itemProtobuf(b, at)
+	}
 	js, err := d.tc.Message(m, b, at)
 	var tl *protowire.TooLargeError
 	if errors.As(err, &tl) {
@@ -157,6 +169,25 @@ func (d *protoList[T]) item(m protowire.Message, n uint64, at int64) error {
 	v, err := d.decode(js)
 	if err != nil {
 		// An offset into the transcoded JSON means nothing in the stream.
+		return fmt.Errorf("at byte %d: %w", at, err)
+	}
+	d.list.Items = append(d.list.Items, v)
+	return nil
+}
+
+// itemProtobuf decodes the item b, at stream offset at, from its message.
+func (d *protoList[T]) itemProtobuf(b []byte, at int64) error {
+	v, err := d.decodePB(meta.TypeMeta{}, b)
+	if err != nil {
+		var se *protowire.SyntaxError
+		var tl *protowire.TooLargeError
+		switch {
+		case errors.As(err, &se):
+			// ProtobufDecodeFuncs report offsets into the message they were given.
+			return &protowire.SyntaxError{Offset: at + se.Offset, Msg: se.Msg}
+		case errors.As(err, &tl):
+			return &ItemTooLargeError{Index: len(d.list.Items), Limit: d.limit}
+		}
 		return fmt.Errorf("at byte %d: %w", at, err)
 	}
 	d.list.Items = append(d.list.Items, v)

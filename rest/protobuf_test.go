@@ -7,12 +7,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
 
@@ -169,5 +171,57 @@ func TestDecodeListProtobufTranscodingBounded(t *testing.T) {
 	var ie *rest.ItemTooLargeError
 	if !errors.As(err, &ie) || ie.Index != 0 {
 		t.Fatalf("got %v, want an *ItemTooLargeError for item 0", err)
+	}
+}
+
+// recordedPodMessage returns the recorded real pod's protobuf message (the
+// envelope's raw).
+func recordedPodMessage(t *testing.T) []byte {
+	t.Helper()
+	pb, err := os.ReadFile("protowire/testdata/pod.pb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := protowire.ParseEnvelope(pb, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Raw
+}
+
+// A list's pods read straight from protobuf are those read through JSON, and
+// a malformed field of one, even a kept one, fails at its stream offset.
+func TestDecodeListProtobufDirect(t *testing.T) {
+	pod := recordedPodMessage(t)
+	body := pbList("42", pod, pod)
+	direct, err := rest.DecodeListContentWith(bytes.NewReader(body), rest.ContentTypeProtobuf, api.DecodePod, api.DecodePodProtobuf, rest.ListLimits{})
+	if err != nil {
+		t.Fatalf("direct: %v", err)
+	}
+	viaJSON, err := rest.DecodeListContent(bytes.NewReader(body), rest.ContentTypeProtobuf, api.DecodePod, rest.ListLimits{})
+	if err != nil {
+		t.Fatalf("through JSON: %v", err)
+	}
+	if len(direct.Items) != 2 || direct.Metadata.ResourceVersion != "42" {
+		t.Fatalf("direct: %d items at rv %q, want 2 at 42", len(direct.Items), direct.Metadata.ResourceVersion)
+	}
+	for i := range direct.Items {
+		a, _ := viaJSON.Items[i].MarshalJSON()
+		b, _ := direct.Items[i].MarshalJSON()
+		if !bytes.Equal(a, b) {
+			t.Fatalf("item %d: direct\n%s\nthrough JSON\n%s", i, b, a)
+		}
+	}
+	// The second pod's dnsPolicy (field 6, a kept string) gets wire type 7.
+	key := bytes.LastIndex(body, []byte("\x32\x0cClusterFirst"))
+	if key < 0 {
+		t.Fatal("the recorded pod has no dnsPolicy ClusterFirst")
+	}
+	bad := bytes.Clone(body)
+	bad[key] = 6<<3 | 7
+	_, err = rest.DecodeListContentWith(bytes.NewReader(bad), rest.ContentTypeProtobuf, api.DecodePod, api.DecodePodProtobuf, rest.ListLimits{})
+	var se *protowire.SyntaxError
+	if !errors.As(err, &se) || se.Offset != int64(key) {
+		t.Fatalf("got %v, want a *protowire.SyntaxError at byte %d", err, key)
 	}
 }

@@ -88,7 +88,8 @@ func BenchmarkScanFrames(b *testing.B) {
 
 // BenchmarkDecodeProtobufWatchStream decodes a protobuf stream of the real
 // pod (recorded from the apiserver in protobuf) into api.Pods: framing, the
-// envelope, transcoding to JSON and the JSON decoder.
+// envelope and the pod, read straight from the wire ("direct"), or
+// transcoded to JSON for the JSON decoder ("transcoded").
 func BenchmarkDecodeProtobufWatchStream(b *testing.B) {
 	pb, err := os.ReadFile("../rest/protowire/testdata/pod.pb")
 	if err != nil {
@@ -98,24 +99,34 @@ func BenchmarkDecodeProtobufWatchStream(b *testing.B) {
 	for range benchEvents {
 		stream = protowire.AppendWatchFrame(stream, "MODIFIED", pb)
 	}
-	b.SetBytes(int64(len(stream)))
-	b.ReportAllocs()
-	for b.Loop() {
-		d := NewDecoder(bytes.NewReader(stream), api.DecodePod, DecoderOptions{ContentType: rest.ContentTypeProtobuf})
-		n := 0
-		for {
-			_, err := d.Decode()
-			if err == io.EOF {
-				break
+	for _, tc := range []struct {
+		name   string
+		direct bool
+	}{{"direct", true}, {"transcoded", false}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(stream)))
+			b.ReportAllocs()
+			for b.Loop() {
+				d := NewDecoder(bytes.NewReader(stream), api.DecodePod, DecoderOptions{ContentType: rest.ContentTypeProtobuf})
+				if tc.direct {
+					d.WithProtobuf(api.DecodePodProtobuf)
+				}
+				n := 0
+				for {
+					_, err := d.Decode()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatalf("Decode: %v", err)
+					}
+					n++
+				}
+				if n != benchEvents {
+					b.Fatalf("decoded %d events, want %d", n, benchEvents)
+				}
 			}
-			if err != nil {
-				b.Fatalf("Decode: %v", err)
-			}
-			n++
-		}
-		if n != benchEvents {
-			b.Fatalf("decoded %d events, want %d", n, benchEvents)
-		}
+			reportEvents(b, benchEvents)
+		})
 	}
-	reportEvents(b, benchEvents)
 }

@@ -48,6 +48,8 @@ type Decoder[T any] struct {
 
 	protobuf bool
 	pb       protowire.Transcoder
+	decodePB meta.ProtobufDecodeFunc[T] // nil: objects are transcoded to JSON for decode
+	unknown  protowire.Unknown          // reused from one frame to the next
 }
 
 // NewDecoder returns a Decoder reading r and decoding each event's object with
@@ -63,6 +65,16 @@ func NewDecoder[T any](r io.Reader, decode meta.DecodeFunc[T], opts DecoderOptio
 		protobuf: opts.ContentType == rest.ContentTypeProtobuf,
 		// The event's JSON is bounded as a JSON event's bytes are.
 		pb: protowire.Transcoder{Limit: limit}}
+}
+
+// WithProtobuf makes d decode the objects of a protobuf stream with decode,
+// from their protobuf messages, rather than transcode each to JSON for the
+// DecodeFunc: decode must give what the DecodeFunc gives for the same object
+// (api.DecodePodProtobuf does for api.DecodePod). ERROR events' Status is
+// read as before. It returns d.
+func (d *Decoder[T]) WithProtobuf(decode meta.ProtobufDecodeFunc[T]) *Decoder[T] {
+	d.decodePB = decode
+	return d
 }
 
 // Decode returns the next event. It reads only until that event's closing brace

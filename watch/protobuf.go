@@ -7,12 +7,15 @@ import (
 
 	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/jsonx"
+	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
 
 // nextProtobuf decodes one frame of a protobuf watch: a WatchEvent whose
-// object is an envelope. The object is transcoded to the JSON the server
-// would have sent, so the event logic and the DecodeFunc are those of JSON.
+// object is an envelope. With a ProtobufDecodeFunc (WithProtobuf) the object
+// is decoded from its protobuf message; otherwise, and for the Status of an
+// ERROR event, it is transcoded to the JSON the server would have sent, and
+// the event logic and the DecodeFunc are those of JSON.
 func (d *Decoder[T]) nextProtobuf() (Event[T], error) {
 	frame, off, err := d.protoFrame()
 	if err != nil {
@@ -29,15 +32,14 @@ func (d *Decoder[T]) nextProtobuf() (Event[T], error) {
 	if !we.HasObject {
 		return Event[T]{}, &protowire.SyntaxError{Offset: body, Msg: "watch event has no object"}
 	}
-	u, err := protowire.ParseEnvelope(we.Object, we.ObjectOffset)
-	if err != nil {
+	u := &d.unknown
+	if err := u.ParseEnvelope(we.Object, we.ObjectOffset); err != nil {
 		return Event[T]{}, err
 	}
-	obj, err := d.pb.Object(u)
-	var tl *protowire.TooLargeError
-	if errors.As(err, &tl) {
-		return Event[T]{}, &FrameTooLargeError{Offset: off, Limit: d.limit}
+	if typ, ok := eventType([]byte(we.Type)); ok && typ != Error && d.decodePB != nil {
+		return d.protobufObject(typ, u, off)
 	}
+	obj, err := d.transcode(u, off)
 	if err != nil {
 		return Event[T]{}, err
 	}
@@ -52,6 +54,43 @@ func (d *Decoder[T]) nextProtobuf() (Event[T], error) {
 	}
 	if d.keep {
 		ev.Raw = rawEvent(we.Type, obj)
+	}
+	return ev, nil
+}
+
+// transcode returns the JSON of the object in u, valid until the next call.
+func (d *Decoder[T]) transcode(u *protowire.Unknown, off int64) ([]byte, error) {
+	obj, err := d.pb.Object(u)
+	var tl *protowire.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, &FrameTooLargeError{Offset: off, Limit: d.limit}
+	}
+	return obj, err
+}
+
+// protobufObject decodes the object of an event of type typ, not ERROR,
+// with the ProtobufDecodeFunc.
+func (d *Decoder[T]) protobufObject(typ EventType, u *protowire.Unknown, off int64) (Event[T], error) {
+	obj, err := d.decodePB(meta.TypeMeta{Kind: u.Kind, APIVersion: u.APIVersion}, u.Raw)
+	if err != nil {
+		var se *protowire.SyntaxError
+		var tl *protowire.TooLargeError
+		switch {
+		case errors.As(err, &se):
+			// ProtobufDecodeFuncs report offsets into the message they were given.
+			return Event[T]{}, &protowire.SyntaxError{Offset: u.RawOffset + se.Offset, Msg: se.Msg}
+		case errors.As(err, &tl):
+			return Event[T]{}, &FrameTooLargeError{Offset: off, Limit: d.limit}
+		}
+		return Event[T]{}, &ObjectError{Offset: u.RawOffset, Type: typ, Err: err}
+	}
+	ev := Event[T]{Type: typ, Object: obj, Offset: off}
+	if d.keep {
+		js, err := d.transcode(u, off)
+		if err != nil {
+			return Event[T]{}, err
+		}
+		ev.Raw = rawEvent(string(typ), js)
 	}
 	return ev, nil
 }

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
 
@@ -151,5 +153,67 @@ func TestProtobufTranscodingBounded(t *testing.T) {
 	var fe *FrameTooLargeError
 	if !errors.As(err, &fe) || fe.Offset != 0 {
 		t.Fatalf("got %v, want a *FrameTooLargeError at 0", err)
+	}
+}
+
+// Pods read straight from a protobuf watch are those read through JSON; a
+// malformed field of one, even a kept one, fails at its stream offset; an
+// ERROR event's Status is read as before.
+func TestProtobufWatchDirect(t *testing.T) {
+	pb, err := os.ReadFile("../rest/protowire/testdata/pod.pb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := append(pbBytes(3, []byte("too old")), pbBytes(4, []byte("Expired"))...)
+	status = append(status, 6<<3, 0x9a, 0x03) // code 410
+	stream := append(pbFrame("ADDED", pb), pbFrame("MODIFIED", pb)...)
+	stream = append(stream, pbFrame("ERROR", pbEnvelope("Status", status))...)
+	decodeAll := func(stream []byte, direct bool) ([]Event[*api.Pod], error) {
+		d := NewDecoder(bytes.NewReader(stream), api.DecodePod, DecoderOptions{ContentType: rest.ContentTypeProtobuf, KeepRaw: true})
+		if direct {
+			d.WithProtobuf(api.DecodePodProtobuf)
+		}
+		var evs []Event[*api.Pod]
+		for {
+			ev, err := d.Decode()
+			if err == io.EOF {
+				return evs, nil
+			}
+			if err != nil {
+				return evs, err
+			}
+			evs = append(evs, ev)
+		}
+	}
+	direct, err := decodeAll(stream, true)
+	if err != nil {
+		t.Fatalf("direct: %v", err)
+	}
+	viaJSON, err := decodeAll(stream, false)
+	if err != nil {
+		t.Fatalf("through JSON: %v", err)
+	}
+	if len(direct) != 3 || direct[2].Type != Error || !rest.IsGone(direct[2].Err) {
+		t.Fatalf("direct: %d events, want ADDED, MODIFIED and an ERROR 410", len(direct))
+	}
+	for i := range 2 {
+		a, _ := viaJSON[i].Object.MarshalJSON()
+		b, _ := direct[i].Object.MarshalJSON()
+		if direct[i].Type != viaJSON[i].Type || direct[i].Offset != viaJSON[i].Offset || !bytes.Equal(a, b) ||
+			!bytes.Equal(direct[i].Raw, viaJSON[i].Raw) {
+			t.Fatalf("event %d: direct %s at %d\n%s\nthrough JSON %s at %d\n%s", i, direct[i].Type, direct[i].Offset, b,
+				viaJSON[i].Type, viaJSON[i].Offset, a)
+		}
+	}
+	key := bytes.LastIndex(stream, []byte("\x32\x0cClusterFirst")) // the second pod's dnsPolicy
+	if key < 0 {
+		t.Fatal("the recorded pod has no dnsPolicy ClusterFirst")
+	}
+	bad := bytes.Clone(stream)
+	bad[key] = 6<<3 | 7
+	_, err = decodeAll(bad, true)
+	var se *protowire.SyntaxError
+	if !errors.As(err, &se) || se.Offset != int64(key) {
+		t.Fatalf("got %v, want a *protowire.SyntaxError at byte %d", err, key)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/watch"
 )
 
@@ -93,6 +94,10 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 		Decode: func(data []byte) (*api.Pod, error) {
 			prog.item()
 			return api.DecodePod(data)
+		},
+		DecodeProtobuf: func(tm meta.TypeMeta, data []byte) (*api.Pod, error) {
+			prog.item()
+			return api.DecodePodProtobuf(tm, data)
 		},
 		Decoder: watch.DecoderOptions{KeepRaw: f.events},
 	}

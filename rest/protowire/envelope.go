@@ -34,27 +34,46 @@ type Unknown struct {
 // ParseEnvelope reads the envelope b, whose first byte is at stream offset
 // base. Errors are a *MagicError or a *SyntaxError.
 func ParseEnvelope(b []byte, base int64) (*Unknown, error) {
-	if !bytes.HasPrefix(b, Magic) {
-		return nil, &MagicError{Offset: base, Got: bytes.Clone(b[:min(len(b), len(Magic))])}
+	u := new(Unknown)
+	if err := u.ParseEnvelope(b, base); err != nil {
+		return nil, err
 	}
-	return ParseUnknown(b[len(Magic):], base+int64(len(Magic)))
+	return u, nil
+}
+
+// ParseEnvelope is the function ParseEnvelope into u, which a decoder
+// reuses from one object to the next.
+func (u *Unknown) ParseEnvelope(b []byte, base int64) error {
+	if !bytes.HasPrefix(b, Magic) {
+		return &MagicError{Offset: base, Got: bytes.Clone(b[:min(len(b), len(Magic))])}
+	}
+	return u.parse(b[len(Magic):], base+int64(len(Magic)))
 }
 
 // ParseUnknown reads a runtime.Unknown message (an envelope after its magic).
 func ParseUnknown(b []byte, base int64) (*Unknown, error) {
-	fields, err := scanFields(nil, b, base)
-	if err != nil {
+	u := new(Unknown)
+	if err := u.parse(b, base); err != nil {
 		return nil, err
 	}
-	u := &Unknown{RawOffset: base + int64(len(b))}
+	return u, nil
+}
+
+func (u *Unknown) parse(b []byte, base int64) error {
+	var buf [6]occ
+	fields, err := scanFields(buf[:0], b, base)
+	if err != nil {
+		return err
+	}
+	*u = Unknown{RawOffset: base + int64(len(b))}
 	for _, f := range fields {
 		if f.wire != wireBytes {
-			return nil, &SyntaxError{Offset: f.at, Msg: fmt.Sprintf("envelope field %d has wire type %d", f.num, f.wire)}
+			return &SyntaxError{Offset: f.at, Msg: fmt.Sprintf("envelope field %d has wire type %d", f.num, f.wire)}
 		}
 		switch f.num {
 		case 1:
 			if err := u.typeMeta(f); err != nil {
-				return nil, err
+				return err
 			}
 		case 2:
 			u.Raw, u.RawOffset = f.data, f.at
@@ -65,13 +84,42 @@ func ParseUnknown(b []byte, base int64) (*Unknown, error) {
 		}
 	}
 	if u.ContentEncoding != "" || u.ContentType != "" {
-		return nil, &SyntaxError{Offset: base, Msg: fmt.Sprintf("envelope holds contentEncoding %q, contentType %q; only plain protobuf is read", u.ContentEncoding, u.ContentType)}
+		return &SyntaxError{Offset: base, Msg: fmt.Sprintf("envelope holds contentEncoding %q, contentType %q; only plain protobuf is read", u.ContentEncoding, u.ContentType)}
 	}
-	return u, nil
+	return nil
+}
+
+// typeName returns b as a string, without allocating for the kinds and
+// versions this schema holds, nor for the event types.
+func typeName(b []byte) string {
+	switch string(b) {
+	case "ADDED":
+		return "ADDED"
+	case "MODIFIED":
+		return "MODIFIED"
+	case "DELETED":
+		return "DELETED"
+	case "BOOKMARK":
+		return "BOOKMARK"
+	case "ERROR":
+		return "ERROR"
+	case "v1":
+		return "v1"
+	case "Pod":
+		return "Pod"
+	case "PodList":
+		return "PodList"
+	case "Status":
+		return "Status"
+	case "WatchEvent":
+		return "WatchEvent"
+	}
+	return string(b)
 }
 
 func (u *Unknown) typeMeta(f occ) error {
-	tm, err := scanFields(nil, f.data, f.at)
+	var buf [4]occ
+	tm, err := scanFields(buf[:0], f.data, f.at)
 	if err != nil {
 		return err
 	}
@@ -81,9 +129,9 @@ func (u *Unknown) typeMeta(f occ) error {
 		}
 		switch x.num {
 		case 1:
-			u.APIVersion = string(x.data)
+			u.APIVersion = typeName(x.data)
 		case 2:
-			u.Kind = string(x.data)
+			u.Kind = typeName(x.data)
 		}
 	}
 	return nil
@@ -113,7 +161,7 @@ func ParseWatchEvent(b []byte, base int64) (WatchEvent, error) {
 		}
 		switch f.num {
 		case 1:
-			ev.Type = string(f.data)
+			ev.Type = typeName(f.data)
 		case 2:
 			// A RawExtension: its raw (1) is the object's envelope.
 			var inner [2]occ

@@ -56,6 +56,7 @@ type API struct {
 // listed and watched with fieldSelector=spec.nodeName=NODE.
 func NewAPI(c *rest.Client, nodeName string, opts APIOptions) *API {
 	lw := cache.NewListWatchFromClient(c, "pods", "", rest.OneTermEqualSelector("spec.nodeName", nodeName), api.DecodePod)
+	lw.DecodeProtobuf = api.DecodePodProtobuf
 	return NewAPIFrom(lw, opts)
 }
 
