@@ -180,11 +180,14 @@ func (d *protoList[T]) itemProtobuf(b []byte, at int64) error {
 	v, err := d.decodePB(meta.TypeMeta{}, b)
 	if err != nil {
 		var se *protowire.SyntaxError
+		var je *jsonx.SyntaxError // in embedded JSON (a FieldsV1, a RawExtension)
 		var tl *protowire.TooLargeError
 		switch {
+		// ProtobufDecodeFuncs report offsets into the message they were given.
 		case errors.As(err, &se):
-			// ProtobufDecodeFuncs report offsets into the message they were given.
 			return &protowire.SyntaxError{Offset: at + se.Offset, Msg: se.Msg}
+		case errors.As(err, &je):
+			return &jsonx.SyntaxError{Offset: at + je.Offset, Msg: je.Msg}
 		case errors.As(err, &tl):
 			return &ItemTooLargeError{Index: len(d.list.Items), Limit: d.limit}
 		}

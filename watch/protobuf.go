@@ -74,11 +74,14 @@ func (d *Decoder[T]) protobufObject(typ EventType, u *protowire.Unknown, off int
 	obj, err := d.decodePB(meta.TypeMeta{Kind: u.Kind, APIVersion: u.APIVersion}, u.Raw)
 	if err != nil {
 		var se *protowire.SyntaxError
+		var je *jsonx.SyntaxError // in embedded JSON (a FieldsV1, a RawExtension)
 		var tl *protowire.TooLargeError
 		switch {
+		// ProtobufDecodeFuncs report offsets into the message they were given.
 		case errors.As(err, &se):
-			// ProtobufDecodeFuncs report offsets into the message they were given.
 			return Event[T]{}, &protowire.SyntaxError{Offset: u.RawOffset + se.Offset, Msg: se.Msg}
+		case errors.As(err, &je):
+			return Event[T]{}, &jsonx.SyntaxError{Offset: u.RawOffset + je.Offset, Msg: je.Msg}
 		case errors.As(err, &tl):
 			return Event[T]{}, &FrameTooLargeError{Offset: off, Limit: d.limit}
 		}

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
 )
@@ -21,9 +22,12 @@ type decodeResult struct {
 	BytesPerEvent  float64 `json:"bytes_per_event"`
 }
 
-// decodeStream decodes every event of data once; it returns how many.
-func decodeStream(data []byte) (int, error) {
-	d := watch.NewDecoder(io.NopCloser(bytes.NewReader(data)), api.DecodePod, watch.DecoderOptions{})
+// decodeStream decodes every event of data, in contentType, once; it
+// returns how many. A protobuf stream's pods are read straight from the
+// wire, as the api source reads them.
+func decodeStream(data []byte, contentType string) (int, error) {
+	d := watch.NewDecoder(io.NopCloser(bytes.NewReader(data)), api.DecodePod, watch.DecoderOptions{ContentType: contentType}).
+		WithProtobuf(api.DecodePodProtobuf)
 	n := 0
 	for {
 		ev, err := d.Decode()
@@ -42,19 +46,28 @@ func decodeStream(data []byte) (int, error) {
 
 func (e Env) benchDecode(args []string) error {
 	c := newCommand("bench decode", benchUsage)
-	stream := c.fs.String("stream", "", "a watch stream `file`: newline-delimited events")
+	stream := c.fs.String("stream", "", "a watch stream `file`, as the server sends it: newline-delimited JSON events, or length-prefixed protobuf frames")
 	repeat := c.fs.Int("repeat", 10, "timed passes over the stream")
+	format := c.fs.String("content-type", "json", "the stream's `format`: json, or protobuf")
 	if _, err := c.parse(e.Stdout, args); err != nil {
 		return err
 	}
 	if *stream == "" || *repeat <= 0 {
 		return usagef(c.name, "want --stream FILE and --repeat > 0")
 	}
+	contentType := rest.ContentTypeJSON
+	switch *format {
+	case "json":
+	case "protobuf":
+		contentType = rest.ContentTypeProtobuf
+	default:
+		return usagef(c.name, "--content-type %q: want json or protobuf", *format)
+	}
 	data, err := os.ReadFile(*stream)
 	if err != nil {
 		return fmt.Errorf("bench decode: %w", err)
 	}
-	events, err := decodeStream(data) // the warm-up pass
+	events, err := decodeStream(data, contentType) // the warm-up pass
 	if err != nil {
 		return fmt.Errorf("bench decode %s: %w", *stream, err)
 	}
@@ -66,7 +79,7 @@ func (e Env) benchDecode(args []string) error {
 	runtime.ReadMemStats(&before)
 	start := time.Now()
 	for i := 0; i < *repeat; i++ {
-		if _, err := decodeStream(data); err != nil {
+		if _, err := decodeStream(data, contentType); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/internal/benchserver"
+	"github.com/podwatch/podwatch/rest/protowire"
 )
 
 func benchLine(t *testing.T, out string, into any) {
@@ -74,5 +75,40 @@ func TestBenchDecode(t *testing.T) {
 	os.WriteFile(stream, []byte("{\"type\":\"ADDED\",\"object\":{\n"), 0o644)
 	if r := run(t, "bench", "decode", "--stream", stream); r.code != exitError {
 		t.Fatalf("a truncated stream: exit %d, want %d", r.code, exitError)
+	}
+}
+
+// bench decode --content-type protobuf decodes a stream of length-prefixed
+// frames, as the server sends a protobuf watch, and fails on a truncated one.
+func TestBenchDecodeProtobuf(t *testing.T) {
+	isolate(t)
+	pod, err := os.ReadFile("../../rest/protowire/testdata/pod.pb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames []byte
+	for range 30 {
+		frames = protowire.AppendWatchFrame(frames, "MODIFIED", pod)
+	}
+	stream := filepath.Join(t.TempDir(), "stream.pb")
+	if err := os.WriteFile(stream, frames, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, "bench", "decode", "--stream", stream, "--repeat", "2", "--content-type", "protobuf")
+	var got decodeResult
+	benchLine(t, r.stdout, &got)
+	if got.Events != 30 || got.EventsPerS <= 0 || got.AllocsPerEvent <= 0 || got.BytesPerEvent <= 0 {
+		t.Fatalf("decode: %+v, want 30 events and positive figures", got)
+	}
+	// The same file read as JSON is no JSON stream.
+	if r := run(t, "bench", "decode", "--stream", stream); r.code != exitError {
+		t.Fatalf("a protobuf stream read as json: exit %d, want %d", r.code, exitError)
+	}
+	os.WriteFile(stream, frames[:len(frames)-10], 0o644)
+	if r := run(t, "bench", "decode", "--stream", stream, "--content-type", "protobuf"); r.code != exitError {
+		t.Fatalf("a truncated stream: exit %d, want %d", r.code, exitError)
+	}
+	if r := run(t, "bench", "decode", "--stream", stream, "--content-type", "yaml"); r.code != exitUsage {
+		t.Fatalf("--content-type yaml: exit %d, want a usage error", r.code)
 	}
 }

@@ -65,11 +65,15 @@ func DecodePodProtobuf(tm meta.TypeMeta, data []byte) (*Pod, error) {
 func (p *Pod) ReadProtobuf(r *protowire.Reader) {
 	r.Message(podModel, &p.extra, func(num int32) {
 		switch num {
+		// A message given twice is the last one, as the transcoder reads it.
 		case pbMetadata:
+			p.Metadata = meta.ObjectMeta{}
 			p.Metadata.ReadProtobuf(r)
 		case pbSpec:
+			p.Spec = PodSpec{}
 			p.Spec.ReadProtobuf(r)
 		case pbStatus:
+			p.Status = PodStatus{}
 			p.Status.ReadProtobuf(r)
 		}
 	})

@@ -200,3 +200,43 @@ func BenchmarkDecodeRealPodProtobuf(b *testing.B) {
 		}
 	}
 }
+
+// FuzzDecodePodProtobuf feeds the pod's wire reader arbitrary messages: it
+// must never panic; what it refuses is a typed error; and a pod it takes
+// writes the JSON that transcoding the whole message and decoding that
+// JSON gives.
+func FuzzDecodePodProtobuf(f *testing.F) {
+	f.Add(readRealPodProtobuf(f).Raw)
+	meta1 := protowire.AppendBytesField(nil, 1, []byte("a"))
+	meta1 = protowire.AppendBytesField(meta1, 11, protowire.AppendBytesField(protowire.AppendBytesField(nil, 1, []byte("k")), 2, []byte("v")))
+	spec := protowire.AppendBytesField(nil, 2, protowire.AppendBytesField(nil, 1, []byte("c")))
+	spec = protowire.AppendBytesField(spec, 3, []byte("Always"))
+	f.Add(append(protowire.AppendBytesField(nil, 1, meta1), protowire.AppendBytesField(nil, 2, spec)...))
+	podMsg, _ := protowire.Root("Pod")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := DecodePodProtobuf(meta.TypeMeta{}, data)
+		if err != nil {
+			var se *protowire.SyntaxError
+			var je *jsonx.SyntaxError // in a FieldsV1's embedded JSON
+			var tl *protowire.TooLargeError
+			if !errors.As(err, &se) && !errors.As(err, &je) && !errors.As(err, &tl) {
+				t.Fatalf("untyped error: %v", err)
+			}
+			return
+		}
+		var tc protowire.Transcoder
+		js, err := tc.Message(podMsg, data, 0)
+		if err != nil {
+			t.Fatalf("the wire reader took a pod the transcoder refuses: %v", err)
+		}
+		q, err := DecodePod(js)
+		if err != nil {
+			t.Fatalf("the wire reader took a pod whose JSON does not decode: %v\n%s", err, js)
+		}
+		got, _ := p.MarshalJSON()
+		want, _ := q.MarshalJSON()
+		if !bytes.Equal(got, want) {
+			t.Fatalf("pod read from the wire writes\n%s\nthe transcoded pod writes\n%s", got, want)
+		}
+	})
+}

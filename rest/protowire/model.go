@@ -19,6 +19,10 @@ type Model struct {
 	modelled uint64 // bit n: field n is read by the type
 	apart    uint64 // bit n: field n is kept as a run of its own
 	enc      *jsonx.Encoding
+	// keepEmpty: the message's JSON has members even when none of the kept
+	// fields is there (a struct without omitempty, written as {}), so a
+	// message with nothing kept still keeps an empty run to write them.
+	keepEmpty bool
 }
 
 // NewModel returns the model of m in which the fields named modelled are read
@@ -30,6 +34,11 @@ func NewModel(m Message, modelled ...string) *Model {
 		md.modelled |= md.bit(name)
 	}
 	md.enc = jsonx.NewEncoding(md.write)
+	md.keepEmpty = string(jsonx.Encode(func(w *jsonx.Writer) {
+		o := w.BeginObject()
+		md.write(&o, nil)
+		o.End()
+	})) != "{}"
 	return md
 }
 

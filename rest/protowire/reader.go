@@ -117,8 +117,12 @@ func (r *Reader) Message(m *Model, extra *jsonx.Extra, field func(num int32)) {
 		p = end
 	}
 	r.depth--
-	if r.err == nil {
+	switch {
+	case r.err != nil:
+	case len(r.spans) > sb:
 		r.keep(m, extra, r.spans[sb:])
+	case m.keepEmpty:
+		extra.KeepEncoded(m.enc, nil)
 	}
 	r.spans = r.spans[:sb]
 }
@@ -244,34 +248,37 @@ func (r *Reader) Time() time.Time {
 	if !r.want(wireBytes, "a timestamp") {
 		return time.Time{}
 	}
-	b, at := r.data[r.lo:r.hi], r.lo
-	if len(b) == 0 {
+	if r.lo == r.hi {
+		return time.Time{}
+	}
+	var buf [4]occ
+	fields, err := scanFields(buf[:0], r.data[r.lo:r.hi], r.base+int64(r.lo))
+	if err != nil {
+		r.err = err
 		return time.Time{}
 	}
 	var secs uint64
-	for p := 0; p < len(b); {
-		key, n := binary.Uvarint(b[p:])
-		if n <= 0 {
-			r.err = badVarint(r.base+int64(at+p), n)
+	for _, f := range fields {
+		if f.num > 3 {
+			continue
+		}
+		if f.wire != wireVarint {
+			// The transcoder's rule for the forms: fields 1 to 3 are varints.
+			r.err = &SyntaxError{Offset: f.at, Msg: fmt.Sprintf("timestamp field %d has wire type %d", f.num, f.wire)}
 			return time.Time{}
 		}
-		p += n
-		if key&7 != wireVarint {
-			// The transcoder's rule for the forms: every field is a varint.
-			r.fail(at+p-n, fmt.Sprintf("timestamp field %d has wire type %d", key>>3, key&7))
-			return time.Time{}
+		if f.num == 1 {
+			secs = f.val
 		}
-		v, m := binary.Uvarint(b[p:])
-		if m <= 0 {
-			r.err = badVarint(r.base+int64(at+p), m)
-			return time.Time{}
-		}
-		if key>>3 == 1 {
-			secs = v
-		}
-		p += m
 	}
-	return time.Unix(int64(secs), 0).UTC()
+	t := time.Unix(int64(secs), 0).UTC()
+	if y := t.Year(); (y < 0 || y > 9999) && !t.IsZero() {
+		// RFC 3339 has four digits for the year: the server's JSON could
+		// not hold this time, nor could a JSON reader take it back.
+		r.fail(r.lo, fmt.Sprintf("timestamp in year %d", y))
+		return time.Time{}
+	}
+	return t
 }
 
 // TimePtr reads a Time into a new time.Time; the zero time is nil, as its
@@ -290,37 +297,26 @@ func (r *Reader) MapEntry(m map[string]string) map[string]string {
 	if !r.want(wireBytes, "a map entry") {
 		return m
 	}
-	b, at := r.data[r.lo:r.hi], r.lo
+	var buf [4]occ
+	fields, err := scanFields(buf[:0], r.data[r.lo:r.hi], r.base+int64(r.lo))
+	if err != nil {
+		r.err = err
+		return m
+	}
 	var k, v []byte
-	for p := 0; p < len(b); {
-		key, n := binary.Uvarint(b[p:])
-		if n <= 0 {
-			r.err = badVarint(r.base+int64(at+p), n)
+	for _, f := range fields {
+		if f.num > 2 {
+			continue
+		}
+		if f.wire != wireBytes {
+			r.err = &SyntaxError{Offset: f.at, Msg: fmt.Sprintf("map entry field %d has wire type %d", f.num, f.wire)}
 			return m
 		}
-		num, wire := key>>3, key&7
-		p += n
-		if wire != wireBytes {
-			r.fail(at+p-n, fmt.Sprintf("map entry field %d has wire type %d", num, wire))
-			return m
+		if f.num == 1 {
+			k = f.data
+		} else {
+			v = f.data
 		}
-		l, n := binary.Uvarint(b[p:])
-		if n <= 0 {
-			r.err = badVarint(r.base+int64(at+p), n)
-			return m
-		}
-		p += n
-		if l > uint64(len(b)-p) {
-			r.err = truncated(r.base+int64(at+p), fmt.Sprintf("%d bytes", l))
-			return m
-		}
-		switch num {
-		case 1:
-			k = b[p : p+int(l)]
-		case 2:
-			v = b[p : p+int(l)]
-		}
-		p += int(l)
 	}
 	if m == nil {
 		m = make(map[string]string, 4)
