@@ -84,11 +84,17 @@ func (ps *PodSpec) ReadProtobuf(r *protowire.Reader) {
 	r.Message(specModel, &ps.extra, func(num int32) {
 		switch num {
 		case pbContainers:
+			if ps.Containers == nil {
+				ps.Containers = make([]Container, 0, 2) // most pods have one or two
+			}
 			ps.Containers = append(ps.Containers, Container{})
 			ps.Containers[len(ps.Containers)-1].ReadProtobuf(r)
 		case pbNodeName:
 			ps.NodeName = r.String()
 		case pbTolerations:
+			if ps.Tolerations == nil {
+				ps.Tolerations = make([]Toleration, 0, 2) // the two every pod is given
+			}
 			ps.Tolerations = append(ps.Tolerations, Toleration{})
 			ps.Tolerations[len(ps.Tolerations)-1].ReadProtobuf(r)
 		}

@@ -52,7 +52,10 @@ func mustMessage(name string) protowire.Message {
 // metadata in JSON: members it does not model are kept in their wire form
 // (checked as they are read) and written as JSON by WriteJSON.
 func (m *ObjectMeta) ReadProtobuf(r *protowire.Reader) {
-	var entries []jsonx.Extra
+	// The entries' runs go to one slice, cut into entries at the end: one
+	// allocation for all of them rather than a few per entry.
+	var flat jsonx.Extra
+	var ends []int
 	r.Message(objectMetaModel, &m.extra, func(num int32) {
 		switch num {
 		case pbName:
@@ -78,13 +81,20 @@ func (m *ObjectMeta) ReadProtobuf(r *protowire.Reader) {
 		case pbAnnotations:
 			m.Annotations = r.MapEntry(m.Annotations)
 		case pbManagedFields:
-			if entries == nil {
-				entries = make([]jsonx.Extra, 0, 4)
+			if flat == nil {
+				flat = make(jsonx.Extra, 0, 8)
 			}
-			entries = append(entries, r.Kept(managedFieldsModel))
+			r.Message(managedFieldsModel, &flat, nil)
+			ends = append(ends, len(flat))
 		}
 	})
-	if entries != nil {
+	if ends != nil {
+		entries := make([]jsonx.Extra, len(ends))
+		begin := 0
+		for i, end := range ends {
+			entries[i] = flat[begin:end:end]
+			begin = end
+		}
 		m.managedFields = jsonx.ObjectsOf(entries)
 		m.extra.MarkObjects("managedFields")
 	}

@@ -23,6 +23,7 @@ type Model struct {
 	// fields is there (a struct without omitempty, written as {}), so a
 	// message with nothing kept still keeps an empty run to write them.
 	keepEmpty bool
+	checked   checkedRuns // small runs checked lately
 }
 
 // NewModel returns the model of m in which the fields named modelled are read

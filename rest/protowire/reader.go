@@ -325,15 +325,6 @@ func (r *Reader) MapEntry(m map[string]string) map[string]string {
 	return m
 }
 
-// Kept reads the message being read as m keeps it, every field kept (none
-// modelled by a Go type), and returns what was kept: an element of a
-// repeated field kept object by object (jsonx.ObjectsOf).
-func (r *Reader) Kept(m *Model) jsonx.Extra {
-	var e jsonx.Extra
-	r.Message(m, &e, nil)
-	return e
-}
-
 // arenaChunk is the size of the arena's first chunk: a pod's strings and
 // small kept runs take a few hundred bytes.
 const arenaChunk = 512
@@ -387,7 +378,12 @@ func (r *Reader) keepRun(m *Model, extra *jsonx.Extra, run []byte, spans []keptS
 	var err error
 	if len(run) >= jsonx.ShareMin {
 		kept, err = m.enc.Share(run, (*runChecker)(r))
-	} else if err = (*runChecker)(r).Check(); err == nil {
+	} else {
+		if ok, h := m.checked.has(run); !ok {
+			if err = (*runChecker)(r).Check(); err == nil {
+				m.checked.add(run, h)
+			}
+		}
 		kept = r.hold(run)
 	}
 	if err != nil {

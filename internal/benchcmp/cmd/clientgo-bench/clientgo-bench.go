@@ -10,7 +10,7 @@ import (
 	"runtime"
 )
 
-const usage = "usage: clientgo-bench sync|decode [flags]\n"
+const usage = "usage: clientgo-bench sync|decode|protobuf-stream [flags]\n"
 
 // errUsage is a bad command line, already reported.
 var errUsage = errors.New("usage")
@@ -29,6 +29,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runSync(ctx, args[1:], stdout, stderr)
 	case "decode":
 		err = runDecode(args[1:], stdout, stderr)
+	case "protobuf-stream":
+		err = runProtobufStream(args[1:], stderr)
 	default:
 		fmt.Fprintf(stderr, "clientgo-bench: unknown benchmark %q\n%s", args[0], usage)
 		return 2

@@ -62,7 +62,7 @@ func decodeAll(mediaType string, data []byte) (int, error) {
 
 // toProtobuf re-encodes a JSON watch stream as the apiserver sends it to a
 // client asking for protobuf: length-delimited WatchEvents, each object in
-// the protobuf envelope.
+// the protobuf envelope, written by client-go's own protobuf serializer.
 func toProtobuf(data []byte) ([]byte, error) {
 	d, err := chain(runtime.ContentTypeJSON, io.NopCloser(bytes.NewReader(data)))
 	if err != nil {
@@ -90,24 +90,52 @@ func toProtobuf(data []byte) ([]byte, error) {
 	}
 }
 
-func runDecode(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("decode", stderr)
+// runProtobufStream writes the protobuf watch stream of a JSON one, for
+// both sides to decode the same bytes.
+func runProtobufStream(args []string, stderr io.Writer) error {
+	fs := newFlags("protobuf-stream", stderr)
 	stream := fs.String("stream", "", "watch stream file (newline-delimited JSON events)")
-	repeat := fs.Int("repeat", 10, "timed passes")
-	protobuf := fs.Bool("protobuf", false, "re-encode the stream as protobuf first and decode that")
+	out := fs.String("out", "", "the protobuf watch stream `file` to write")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *stream == "" || *out == "" {
+		fmt.Fprintln(stderr, "clientgo-bench protobuf-stream: want --stream and --out")
+		return errUsage
 	}
 	data, err := os.ReadFile(*stream)
 	if err != nil {
 		return err
 	}
+	pb, err := toProtobuf(data)
+	if err != nil {
+		return fmt.Errorf("re-encode as protobuf: %w", err)
+	}
+	return os.WriteFile(*out, pb, 0o644)
+}
+
+func runDecode(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("decode", stderr)
+	stream := fs.String("stream", "", "watch stream file, as the server sends it")
+	repeat := fs.Int("repeat", 10, "timed passes")
+	format := fs.String("content-type", "json", "the stream's `format`: json (newline-delimited events) or protobuf (length-prefixed WatchEvents)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
 	mediaType := runtime.ContentTypeJSON
-	if *protobuf {
-		if data, err = toProtobuf(data); err != nil {
-			return fmt.Errorf("re-encode as protobuf: %w", err)
-		}
+	switch *format {
+	case "json":
+	case "protobuf":
+		// The kubelet's: its client asks for protobuf and client-go's REST
+		// client decodes the watch with the protobuf stream serializer.
 		mediaType = runtime.ContentTypeProtobuf
+	default:
+		fmt.Fprintf(stderr, "clientgo-bench decode: --content-type %q: want json or protobuf\n", *format)
+		return errUsage
+	}
+	data, err := os.ReadFile(*stream)
+	if err != nil {
+		return err
 	}
 	events, err := decodeAll(mediaType, data) // the warm-up pass
 	if err != nil {
