@@ -8,5 +8,7 @@
 //
 // Config.ContentType makes a Client speak protobuf, the kubelet's format;
 // DecodeListContent then reads protobuf lists with the same guarantees, each
-// item transcoded (package protowire) to the JSON the DecodeFunc reads.
+// item transcoded (package protowire) to the JSON the DecodeFunc reads, or,
+// with DecodeListContentWith and a meta.ProtobufDecodeFunc, decoded from its
+// protobuf message.
 package rest

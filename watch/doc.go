@@ -16,9 +16,11 @@
 //
 // With DecoderOptions.ContentType set to protobuf, the body is a sequence of frames,
 // each a 4-byte big-endian length and a WatchEvent message; a Decoder reads one frame
-// per event (refusing a length over the bound before reading any of it), transcodes
-// the object to the JSON the server would have sent (package rest/protowire), and
-// hands it to the same event logic and DecodeFunc, so events mean the same in both.
+// per event (refusing a length over the bound before reading any of it). With a
+// meta.ProtobufDecodeFunc (Decoder.WithProtobuf; api.DecodePodProtobuf for pods) the
+// object is decoded from its protobuf message; without one it is transcoded to the
+// JSON the server would have sent (package rest/protowire) and handed to the
+// DecodeFunc. Either way the event logic is JSON's, so events mean the same in both.
 //
 // A StreamWatcher runs a Decoder on a goroutine of its own and delivers the events on
 // a channel (Interface). A server ERROR event arrives as an Event of type Error whose

@@ -57,7 +57,9 @@ func newClient(t *testing.T, c *cluster.Cluster, token string, trips *tripLog) *
 
 // nodeListWatch is the list-watch a kubelet on node builds for its pods.
 func nodeListWatch(client *rest.Client) *cache.ListWatch[*api.Pod] {
-	return cache.NewListWatchFromClient(client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", node), api.DecodePod)
+	lw := cache.NewListWatchFromClient(client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", node), api.DecodePod)
+	lw.DecodeProtobuf = api.DecodePodProtobuf // as the api source reads protobuf
+	return lw
 }
 
 // podState is what the tests compare of one pod: enough to tell each change

@@ -22,6 +22,7 @@ import (
 	"github.com/podwatch/podwatch/internal/cluster"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/rest/protowire"
 	"github.com/podwatch/podwatch/watch"
 )
@@ -68,6 +69,15 @@ func testProtobufTranscoding(t *testing.T, ctx context.Context, c *cluster.Clust
 		if d := cmp.Diff(asJSON(t, js), asJSON(t, got)); d != "" {
 			t.Errorf("%s: transcoded protobuf differs from the JSON answer (-json +protobuf):\n%s", name, d)
 		}
+		// The pod read straight from the wire writes the same JSON.
+		p, err := api.DecodePodProtobuf(meta.TypeMeta{Kind: u.Kind, APIVersion: u.APIVersion}, u.Raw)
+		if err != nil {
+			t.Fatalf("%s: DecodePodProtobuf: %v", name, err)
+		}
+		direct, _ := p.MarshalJSON()
+		if d := cmp.Diff(asJSON(t, js), asJSON(t, direct)); d != "" {
+			t.Errorf("%s: the pod read from protobuf writes other JSON than the JSON answer (-json +protobuf):\n%s", name, d)
+		}
 		if *updateProtobufTestdata && name == "recorded" {
 			for file, b := range map[string][]byte{"pod.pb": pb, "pod.json": js} {
 				if err := os.WriteFile(filepath.Join("../../rest/protowire/testdata", file), b, 0o644); err != nil {
@@ -77,11 +87,16 @@ func testProtobufTranscoding(t *testing.T, ctx context.Context, c *cluster.Clust
 		}
 	}
 
-	// A list, decoded both ways, gives the same pods.
+	// A list, decoded both ways, gives the same pods, whether the protobuf
+	// pods are transcoded to JSON or read straight from the wire.
 	lists := map[string][]any{}
-	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
-		body := get(t, ctx, c, "/api/v1/namespaces/"+ns+"/pods", ct, http.StatusOK)
-		l, err := rest.DecodeListContent(bytes.NewReader(body), ct, api.DecodePod, rest.ListLimits{})
+	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf, "direct"} {
+		wire, decodePB := ct, meta.ProtobufDecodeFunc[*api.Pod](nil)
+		if ct == "direct" {
+			wire, decodePB = rest.ContentTypeProtobuf, api.DecodePodProtobuf
+		}
+		body := get(t, ctx, c, "/api/v1/namespaces/"+ns+"/pods", wire, http.StatusOK)
+		l, err := rest.DecodeListContentWith(bytes.NewReader(body), wire, api.DecodePod, decodePB, rest.ListLimits{})
 		if err != nil {
 			t.Fatalf("decode %s list: %v", ct, err)
 		}
@@ -93,8 +108,10 @@ func testProtobufTranscoding(t *testing.T, ctx context.Context, c *cluster.Clust
 			lists[ct] = append(lists[ct], asJSON(t, b))
 		}
 	}
-	if d := cmp.Diff(lists[rest.ContentTypeJSON], lists[rest.ContentTypeProtobuf]); d != "" {
-		t.Errorf("list items differ (-json +protobuf):\n%s", d)
+	for _, ct := range []string{rest.ContentTypeProtobuf, "direct"} {
+		if d := cmp.Diff(lists[rest.ContentTypeJSON], lists[ct]); d != "" {
+			t.Errorf("list items differ (-json +%s):\n%s", ct, d)
+		}
 	}
 
 	// An error answer to a protobuf client is a protobuf Status; the client

@@ -5,7 +5,12 @@
 // again compares equal, as JSON, to what the server sent.
 //
 // DecodePod is a meta.DecodeFunc: hand it to rest.DecodeList,
-// watch.NewDecoder or cache.NewListWatchFromClient. A decoded pod keeps nothing
+// watch.NewDecoder or cache.NewListWatchFromClient. DecodePodProtobuf is its
+// twin for protobuf, the kubelet's format (cache.ListWatch.DecodeProtobuf): it
+// reads the typed fields straight from the wire and keeps every other field
+// in its wire form, checked against the schema as it is read, so the same pod
+// decodes to the same Pod and writes the same JSON from either format; the
+// kept fields become JSON only when the pod is written. A decoded pod keeps nothing
 // of the bytes it was decoded from, and large unmodelled members equal to those
 // of other pods are shared, not copied, so a store of a node's pods holds each
 // repeated member once. Pods are read-only once stored; DeepCopy gives one to

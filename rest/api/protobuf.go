@@ -51,7 +51,10 @@ var readers = sync.Pool{New: func() any { return new(protowire.Reader) }}
 // of data, and large kept runs equal to those of other pods are shared.
 func DecodePodProtobuf(tm meta.TypeMeta, data []byte) (*Pod, error) {
 	r := readers.Get().(*protowire.Reader)
-	defer readers.Put(r)
+	defer func() {
+		r.Reset(nil, 0) // the pool holds no caller's bytes
+		readers.Put(r)
+	}()
 	r.Reset(data, 0)
 	p := &Pod{TypeMeta: tm}
 	p.ReadProtobuf(r)

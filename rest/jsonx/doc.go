@@ -21,6 +21,11 @@
 // copies, safe to hold after the input is reused, read-only, and may be shared
 // with equal values kept by other objects (Share).
 //
+// An Extra may also hold runs of members kept in another format (an
+// Encoding, such as protobuf's: see rest/protowire's Model), written as JSON
+// members by the same ObjectWriter.Extra call, so a type has one WriteJSON
+// whichever format it was decoded from.
+//
 // A Writer encodes into a buffer it reuses: WriteJSON methods take one, an
 // ObjectWriter writes an object's members with the API's omitempty rules, and
 // Encode runs a WriteJSON method for MarshalJSON. Writing an object allocates

@@ -17,6 +17,14 @@
 //   - An ERROR event's object is a Status in the envelope, and a protobuf
 //     client's error answers (4xx, 5xx) are a Status envelope too.
 //
+// Objects whose Go type models part of a message are decoded without
+// transcoding: a Model names the fields the type reads itself, and a Reader
+// hands those to the type and keeps the others in their wire form, in a
+// jsonx.Extra through the Model's jsonx.Encoding. Kept fields are checked when
+// read by the same transcoding that writes them as JSON when the object is
+// written, which therefore cannot fail; a large kept run equal to one kept
+// before is shared with it (jsonx.Share), and so needs no second check.
+//
 // The schema that drives the transcoding (schema_gen.go) is generated from the
 // Go types of k8s.io/api by podwatch's schema generator, a module of its own
 // (make protogen): podwatch itself imports no Kubernetes code.

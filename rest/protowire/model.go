@@ -109,7 +109,11 @@ func (md *Model) write(o *jsonx.ObjectWriter, runs []jsonx.Field) {
 	defer writers.Put(t)
 	t.w, t.depth = o.Writer(), 0
 	start := len(t.occs)
-	defer func() { t.occs, t.w = t.occs[:start], nil }()
+	defer func() {
+		// The pool holds no pod's bytes.
+		clear(t.occs[start:])
+		t.occs, t.w = t.occs[:start], nil
+	}()
 	for _, r := range runs {
 		var err error
 		if t.occs, err = scanFields(t.occs, r.Value, 0); err != nil {

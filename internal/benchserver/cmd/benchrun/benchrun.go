@@ -24,6 +24,7 @@ type config struct {
 	podwatch, clientgo, server string
 	pod                        string
 	quick                      bool
+	decodeOnly                 bool
 }
 
 // Main runs the command line args (without the program name), prints the
@@ -37,6 +38,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.server, "benchserver", "bin/benchserver", "the synthetic apiserver's `binary`")
 	fs.StringVar(&c.pod, "pod", "testdata/pod.json", "the template pod `file`")
 	fs.BoolVar(&c.quick, "quick", false, "small scenarios only (a smoke run)")
+	fs.BoolVar(&c.decodeOnly, "decode", false, "the decode table only, without the sync scenarios")
 	if status, ok := tool.Parse(fs, args); !ok {
 		return status
 	}
@@ -125,6 +127,9 @@ func (c config) run(ctx context.Context, stdout io.Writer) error {
 	defer os.RemoveAll(tmp)
 	if err := c.decode(ctx, stdout, filepath.Join(tmp, "stream.json")); err != nil {
 		return err
+	}
+	if c.decodeOnly {
+		return nil
 	}
 	type scenario struct {
 		n, m      int
