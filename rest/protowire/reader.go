@@ -376,6 +376,12 @@ func (r *Reader) keepRun(m *Model, extra *jsonx.Extra, run []byte, spans []keptS
 	r.checkSpans, r.checkWith = spans, m
 	var kept []byte
 	var err error
+	if !memoChecks {
+		if err = (*runChecker)(r).Check(); err != nil {
+			r.err = err
+			return
+		}
+	}
 	if len(run) >= jsonx.ShareMin {
 		kept, err = m.enc.Share(run, (*runChecker)(r))
 	} else {
@@ -392,6 +398,10 @@ func (r *Reader) keepRun(m *Model, extra *jsonx.Extra, run []byte, spans []keptS
 	}
 	extra.KeepEncoded(m.enc, kept)
 }
+
+// memoChecks lets a run equal to one checked before go unchecked; only a
+// benchmark of the cost of first sight turns it off.
+var memoChecks = true
 
 // runChecker checks the run a Reader is about to keep.
 type runChecker Reader
