@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
@@ -239,4 +240,41 @@ func FuzzDecodePodProtobuf(f *testing.F) {
 			t.Fatalf("pod read from the wire writes\n%s\nthe transcoded pod writes\n%s", got, want)
 		}
 	})
+}
+
+// Pods are decoded and written from many goroutines at once (a watch per
+// source, the printer, the pod config): the shared runs, the memo of checked
+// runs and the pooled readers and writers must hold up (run with -race).
+func TestProtobufPodsConcurrently(t *testing.T) {
+	u := readRealPodProtobuf(t)
+	want := readRecordedPodJSON(t)
+	tm := meta.TypeMeta{Kind: u.Kind, APIVersion: u.APIVersion}
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range 20 {
+				p, err := DecodePodProtobuf(tm, u.Raw)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if out, _ := p.MarshalJSON(); len(out) == 0 {
+					errs <- errors.New("empty JSON")
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		select {
+		case err := <-errs:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("decoders still running after a minute")
+		}
+	}
+	encodesAs(t, "after concurrent use", decodeProtobuf(t, u), want)
 }
