@@ -239,6 +239,11 @@ func FuzzDecodePodProtobuf(f *testing.F) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("pod read from the wire writes\n%s\nthe transcoded pod writes\n%s", got, want)
 		}
+		for _, name := range []string{"ownerReferences", "finalizers", "managedFields", "selfLink"} {
+			if got, want := p.Metadata.Unmodelled(name), q.Metadata.Unmodelled(name); !bytes.Equal(got, want) {
+				t.Fatalf("Unmodelled(%q): got %s, the transcoded pod's %s", name, got, want)
+			}
+		}
 	})
 }
 
@@ -277,4 +282,42 @@ func TestProtobufPodsConcurrently(t *testing.T) {
 		}
 	}
 	encodesAs(t, "after concurrent use", decodeProtobuf(t, u), want)
+}
+
+// Unmodelled metadata members of a pod read from protobuf are returned as the
+// JSON a pod read from JSON returns for them.
+func TestProtobufPodUnmodelled(t *testing.T) {
+	owner := protowire.AppendBytesField(nil, 1, []byte("ReplicaSet"))
+	owner = protowire.AppendBytesField(owner, 3, []byte("web-7d9f"))
+	owner = protowire.AppendBytesField(owner, 4, []byte("u-1"))
+	owner = protowire.AppendBytesField(owner, 5, []byte("apps/v1"))
+	owner = protowire.AppendVarintField(owner, 6, 1)
+	md := protowire.AppendBytesField(nil, 1, []byte("web"))
+	md = protowire.AppendBytesField(md, 13, owner)
+	md = protowire.AppendBytesField(md, 14, []byte("example.com/a"))
+	md = protowire.AppendBytesField(md, 14, []byte("example.com/b"))
+	pod := protowire.AppendBytesField(nil, 1, md)
+	p, err := DecodePodProtobuf(meta.TypeMeta{}, pod)
+	if err != nil {
+		t.Fatalf("DecodePodProtobuf: %v", err)
+	}
+	podMsg, _ := protowire.Root("Pod")
+	var tc protowire.Transcoder
+	js, err := tc.Message(podMsg, pod, 0)
+	if err != nil {
+		t.Fatalf("transcode: %v", err)
+	}
+	q, err := DecodePod(js)
+	if err != nil {
+		t.Fatalf("DecodePod: %v", err)
+	}
+	for _, name := range []string{"ownerReferences", "finalizers", "selfLink"} {
+		want, got := q.Metadata.Unmodelled(name), p.Metadata.Unmodelled(name)
+		if !bytes.Equal(want, got) {
+			t.Errorf("Unmodelled(%q): got %s, want %s", name, got, want)
+		}
+	}
+	if p.Metadata.Unmodelled("ownerReferences") == nil {
+		t.Fatalf("ownerReferences not kept")
+	}
 }

@@ -11,15 +11,18 @@ package jsonx
 // WriteJSON writes them with the same ObjectWriter.Extra call, whichever
 // format the object was decoded from.
 type Encoding struct {
-	write func(o *ObjectWriter, runs []Field)
+	write  func(o *ObjectWriter, runs []Field)
+	member func(runs []Field, name string) []byte
 }
 
 // NewEncoding returns an Encoding whose members are written by write: it is
 // handed, together, every run of members one object kept in this Encoding, in
 // the order they were kept, and writes them on o as JSON members. It cannot
-// fail: the decoder checked the runs when it kept them.
-func NewEncoding(write func(o *ObjectWriter, runs []Field)) *Encoding {
-	return &Encoding{write: write}
+// fail: the decoder checked the runs when it kept them. member returns the
+// JSON value of the one member name of such runs, nil when they hold none,
+// for Extra.Get.
+func NewEncoding(write func(o *ObjectWriter, runs []Field), member func(runs []Field, name string) []byte) *Encoding {
+	return &Encoding{write: write, member: member}
 }
 
 // Encoding returns the Encoding f's Value is kept in, nil for JSON.

@@ -44,12 +44,25 @@ func (r *Reader) hold(v []byte) []byte {
 	return r.arena[start:len(r.arena):len(r.arena)]
 }
 
-// Get returns the raw value kept under name, or nil.
+// Get returns the raw value kept under name, or nil. A member kept in another
+// Encoding is written as JSON to be returned.
 func (e Extra) Get(name string) []byte {
-	for _, f := range e {
-		if f.Name == name && f.enc == nil {
-			return f.Value
+	for i := 0; i < len(e); i++ {
+		f := e[i]
+		if f.enc == nil {
+			if f.Name == name {
+				return f.Value
+			}
+			continue
 		}
+		n := 1
+		for i+n < len(e) && e[i+n].enc == f.enc {
+			n++
+		}
+		if v := f.enc.member(e[i:i+n], name); v != nil {
+			return v
+		}
+		i += n - 1
 	}
 	return nil
 }

@@ -30,11 +30,15 @@ type Model struct {
 // by the Go type. It panics on a name m does not have, or on a field numbered
 // 64 or more: a model is a fact about the schema, checked when declared.
 func NewModel(m Message, modelled ...string) *Model {
+	if maxNums[m.i] >= 64 {
+		// The masks of modelled and skipped fields are 64 bits wide.
+		panic(fmt.Sprintf("protowire: %s has fields numbered 64 or more; models reach fields 1 to 63", messages[m.i].name))
+	}
 	md := &Model{msg: m.i}
 	for _, name := range modelled {
 		md.modelled |= md.bit(name)
 	}
-	md.enc = jsonx.NewEncoding(md.write)
+	md.enc = jsonx.NewEncoding(md.write, md.member)
 	md.keepEmpty = string(jsonx.Encode(func(w *jsonx.Writer) {
 		o := w.BeginObject()
 		md.write(&o, nil)
@@ -121,4 +125,40 @@ func (md *Model) write(o *jsonx.ObjectWriter, runs []jsonx.Field) {
 		}
 	}
 	_ = t.fields(o, md.msg, start, md.modelled)
+}
+
+// member returns the JSON value of the kept field whose JSON member is name,
+// nil when the runs do not hold it (or the JSON would leave it out).
+func (md *Model) member(runs []jsonx.Field, name string) []byte {
+	num, _, ok := Message{md.msg}.Field(name)
+	if !ok || md.models(num) || num >= 64 {
+		return nil
+	}
+	// Written alone, as the one field the mask lets through, and cut out of
+	// the object written around it: {"name":value}.
+	var out []byte
+	obj := jsonx.Encode(func(w *jsonx.Writer) {
+		o := w.BeginObject()
+		t := writers.Get().(*Transcoder)
+		defer writers.Put(t)
+		t.w, t.depth = w, 0
+		start := len(t.occs)
+		defer func() {
+			clear(t.occs[start:])
+			t.occs, t.w = t.occs[:start], nil
+		}()
+		for _, r := range runs {
+			var err error
+			if t.occs, err = scanFields(t.occs, r.Value, 0); err != nil {
+				return
+			}
+		}
+		_ = t.fields(&o, md.msg, start, ^uint64(0)&^(1<<num))
+		o.End()
+	})
+	prefix := len(`{"`) + len(name) + len(`":`)
+	if len(obj) > prefix+1 {
+		out = obj[prefix : len(obj)-1]
+	}
+	return out
 }
