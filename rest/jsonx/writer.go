@@ -132,6 +132,24 @@ func (o *ObjectWriter) Field(name string) {
 	o.more = true
 }
 
+// MemberKey returns name as FieldKey writes it: quoted, escaped, and
+// followed by a colon.
+func MemberKey(name string) []byte {
+	w := NewWriter()
+	w.s.WriteObjectField(name)
+	return slices.Clone(w.Bytes())
+}
+
+// FieldKey writes a member name made by MemberKey; the caller writes the
+// value next. It saves escaping a name written for every object.
+func (o *ObjectWriter) FieldKey(key []byte) {
+	if o.more {
+		o.w.s.WriteMore()
+	}
+	o.w.s.Write(key)
+	o.more = true
+}
+
 // String writes a string member unless it is empty.
 func (o *ObjectWriter) String(name, v string) {
 	if v != "" {

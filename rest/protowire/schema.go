@@ -50,4 +50,6 @@ type field struct {
 	// inline is an embedded struct: its members are written in its parent.
 	inline              bool
 	omitEmpty, omitZero bool
+	// key is the member name as written, "json": (set at init).
+	key []byte
 }

@@ -112,6 +112,17 @@ type mapEntry struct {
 
 func byNum(a, b occ) int { return cmp.Compare(a.num, b.num) }
 
+// Each field's member name, as the writer writes it ("name":), is made once
+// rather than escaped for every member of every object.
+func init() {
+	for i := range messages {
+		for j := range messages[i].fields {
+			f := &messages[i].fields[j]
+			f.key = jsonx.MemberKey(f.json)
+		}
+	}
+}
+
 // maxNums[i] is the highest field number of messages[i].
 var maxNums = func() []int32 {
 	m := make([]int32, len(messages))
@@ -240,12 +251,12 @@ func (t *Transcoder) field(o *jsonx.ObjectWriter, f *field, os []occ) error {
 	case f.repeated || f.isMap || f.pointer:
 		if len(os) == 0 {
 			if !f.omitEmpty {
-				o.Field(f.json)
+				o.FieldKey(f.key)
 				t.w.Null()
 			}
 			return nil
 		}
-		o.Field(f.json)
+		o.FieldKey(f.key)
 		switch {
 		case f.repeated:
 			return t.array(f, os)
@@ -258,7 +269,7 @@ func (t *Transcoder) field(o *jsonx.ObjectWriter, f *field, os []occ) error {
 	if f.omitEmpty && isEmpty(f, v) || f.omitZero && isZeroTime(v) {
 		return nil
 	}
-	o.Field(f.json)
+	o.FieldKey(f.key)
 	return t.value(f, v)
 }
 
