@@ -54,7 +54,9 @@ func compare(e *entry, ref *api.Pod) change {
 	if differsSemantically(e, ref) {
 		return changed
 	}
-	if !bytes.Equal(e.statusJSON(), ref.StatusJSON()) {
+	// SameStatus and SameSpec settle most compares without encoding: a pod
+	// read from protobuf would otherwise transcode its kept members each time.
+	if !ref.SameStatus(e.pod) && !bytes.Equal(e.statusJSON(), ref.StatusJSON()) {
 		return statusChanged
 	}
 	if rv != old.Metadata.ResourceVersion {
@@ -73,7 +75,7 @@ func differsSemantically(e *entry, ref *api.Pod) bool {
 	if !timePtrEqual(o.DeletionTimestamp, n.DeletionTimestamp) || !int64PtrEqual(o.DeletionGracePeriodSeconds, n.DeletionGracePeriodSeconds) {
 		return true
 	}
-	return !bytes.Equal(e.specJSON(), ref.SpecJSON())
+	return !ref.SameSpec(e.pod) && !bytes.Equal(e.specJSON(), ref.SpecJSON())
 }
 
 // local reports the annotations the kubelet counts as its own, which never count
