@@ -130,10 +130,21 @@ func TestProtobufNeverWaitsForTheNextFrame(t *testing.T) {
 func FuzzProtobufDecoder(f *testing.F) {
 	f.Add(append(pbPod("a", "1"), pbPod("b", "2")...))
 	f.Add(binary.BigEndian.AppendUint32(nil, 0xffffffff))
+	if pod, err := os.ReadFile("../rest/protowire/testdata/pod.pb"); err == nil {
+		f.Add(pbFrame("MODIFIED", pod))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := pbDecoder(bytes.NewReader(b), 1<<16)
 		for range 100 {
 			if _, err := d.Decode(); err != nil {
+				break
+			}
+		}
+		// The pods' own wire reader, as the api source decodes them.
+		dp := NewDecoder(bytes.NewReader(b), api.DecodePod, DecoderOptions{ContentType: rest.ContentTypeProtobuf, MaxFrameSize: 1 << 16}).
+			WithProtobuf(api.DecodePodProtobuf)
+		for range 100 {
+			if _, err := dp.Decode(); err != nil {
 				return
 			}
 		}
