@@ -1,5 +1,13 @@
 package jsonx
 
+import (
+	"maps"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
 // Encoding is a format other than JSON in which an object's unmodelled
 // members can be kept: a decoder that reads, say, protobuf keeps the fields its
 // type does not model in their wire form, and they become JSON only when the
@@ -13,25 +21,65 @@ package jsonx
 type Encoding struct {
 	write  func(o *ObjectWriter, runs []Field)
 	member func(runs []Field, name string) []byte
+	// mark is the Name of the Fields that hold this Encoding's runs: a string
+	// of this Encoding's own, told from a member name by its address (see
+	// Field.Encoding), so that a Field needs no room for an Encoding.
+	mark string
 }
+
+// encodings finds an Encoding by its mark; written when one is made, read
+// (without a lock) whenever an Extra holding runs is written.
+var encodings = struct {
+	sync.Mutex
+	m atomic.Pointer[map[string]*Encoding]
+}{}
 
 // NewEncoding returns an Encoding whose members are written by write: it is
 // handed, together, every run of members one object kept in this Encoding, in
 // the order they were kept, and writes them on o as JSON members. It cannot
 // fail: the decoder checked the runs when it kept them. member returns the
 // JSON value of the one member name of such runs, nil when they hold none,
-// for Extra.Get.
+// for Extra.Get. Encodings are made once, as package variables.
 func NewEncoding(write func(o *ObjectWriter, runs []Field), member func(runs []Field, name string) []byte) *Encoding {
-	return &Encoding{write: write, member: member}
+	encodings.Lock()
+	defer encodings.Unlock()
+	old := encodings.m.Load()
+	m := make(map[string]*Encoding, 1)
+	if old != nil {
+		maps.Copy(m, *old)
+	}
+	enc := &Encoding{write: write, member: member, mark: markPrefix + strconv.Itoa(len(m))}
+	m[enc.mark] = enc
+	encodings.m.Store(&m)
+	return enc
 }
 
-// Encoding returns the Encoding f's Value is kept in, nil for JSON.
-func (f Field) Encoding() *Encoding { return f.enc }
+// markPrefix starts every mark; member names seldom do, so telling a Field
+// holding a member from one holding a run costs one byte's compare.
+const markPrefix = "\xff\x00encoded:"
+
+// Encoding returns the Encoding f's Value is kept in, nil for JSON. A run's
+// Name is its Encoding's mark, the very string: a member whose name merely
+// reads the same is a member.
+func (f Field) Encoding() *Encoding {
+	if len(f.Name) <= len(markPrefix) || f.Name[0] != markPrefix[0] {
+		return nil
+	}
+	m := encodings.m.Load()
+	if m == nil {
+		return nil
+	}
+	enc := (*m)[f.Name]
+	if enc == nil || unsafe.StringData(enc.mark) != unsafe.StringData(f.Name) {
+		return nil
+	}
+	return enc
+}
 
 // KeepEncoded keeps data, a run of members in enc, among e's members. data
 // must already be a copy the caller will not change (see Encoding.Share).
 func (e *Extra) KeepEncoded(enc *Encoding, data []byte) {
-	*e = append(*e, Field{Value: data, enc: enc})
+	*e = append(*e, Field{Name: enc.mark, Value: data})
 }
 
 // Share returns bytes equal to v shared with equal values kept in enc, as
@@ -47,19 +95,25 @@ func (enc *Encoding) Share(v []byte, check Checker) ([]byte, error) {
 // Checker checks a value before Encoding.Share keeps it.
 type Checker interface{ Check() error }
 
-// writeEncoded writes the run of fields of one Encoding that starts e and
-// returns how many fields it took.
-func (o *ObjectWriter) writeEncoded(e Extra) int {
-	enc := e[0].enc
-	n := 1
-	for n < len(e) && e[n].enc == enc {
-		n++
-	}
+// writeEncoded writes the run of fields of enc that starts e and returns how
+// many fields it took.
+func (o *ObjectWriter) writeEncoded(e Extra, enc *Encoding) int {
+	n := runsOf(e)
 	// A copy goes to the write function, so that o itself, written on by
 	// every WriteJSON, does not escape to the heap through the call.
 	c := *o
 	enc.write(&c, e[:n])
 	*o = c
+	return n
+}
+
+// runsOf is how many fields at the start of e hold runs of e[0]'s Encoding:
+// the same mark, the very string, which the fields of one Encoding share.
+func runsOf(e Extra) int {
+	n := 1
+	for n < len(e) && unsafe.StringData(e[n].Name) == unsafe.StringData(e[0].Name) && len(e[n].Name) == len(e[0].Name) {
+		n++
+	}
 	return n
 }
 

@@ -3,11 +3,11 @@ package jsonx
 import "time"
 
 // Field is one JSON object member kept verbatim, or a run of members kept in
-// another Encoding (KeepEncoded): then Name is empty and Value holds the run.
+// another Encoding (KeepEncoded): then Value holds the run and Name marks it
+// as one (Encoding says which), standing for no member.
 type Field struct {
 	Name  string
 	Value []byte
-	enc   *Encoding
 }
 
 // Extra keeps, in arrival order, the members of a JSON object that the Go type does
@@ -49,17 +49,15 @@ func (r *Reader) hold(v []byte) []byte {
 func (e Extra) Get(name string) []byte {
 	for i := 0; i < len(e); i++ {
 		f := e[i]
-		if f.enc == nil {
+		enc := f.Encoding()
+		if enc == nil {
 			if f.Name == name {
 				return f.Value
 			}
 			continue
 		}
-		n := 1
-		for i+n < len(e) && e[i+n].enc == f.enc {
-			n++
-		}
-		if v := f.enc.member(e[i:i+n], name); v != nil {
+		n := runsOf(e[i:])
+		if v := enc.member(e[i:i+n], name); v != nil {
 			return v
 		}
 		i += n - 1

@@ -114,7 +114,7 @@ func (e *Extra) KeepObjects(r *Reader, name []byte, o *Objects) {
 // same name is ignored.
 func (e *Extra) MarkObjects(name string) {
 	for _, f := range *e {
-		if f.Value == nil && f.enc == nil && f.Name == name {
+		if f.Value == nil && f.Name == name && f.Encoding() == nil {
 			return
 		}
 	}

@@ -201,9 +201,10 @@ func (o *ObjectWriter) Time(name string, t time.Time) {
 // (ExtraWith writes those too).
 func (o *ObjectWriter) Extra(e Extra) {
 	for i := 0; i < len(e); i++ {
-		switch f := e[i]; {
-		case f.enc != nil:
-			i += o.writeEncoded(e[i:]) - 1
+		f := e[i]
+		switch enc := f.Encoding(); {
+		case enc != nil:
+			i += o.writeEncoded(e[i:], enc) - 1
 		case f.Value != nil:
 			o.Raw(f.Name, f.Value)
 		}
@@ -214,9 +215,10 @@ func (o *ObjectWriter) Extra(e Extra) {
 // KeepObjects marked for it.
 func (o *ObjectWriter) ExtraWith(e Extra, v Objects) {
 	for i := 0; i < len(e); i++ {
-		switch f := e[i]; {
-		case f.enc != nil:
-			i += o.writeEncoded(e[i:]) - 1
+		f := e[i]
+		switch enc := f.Encoding(); {
+		case enc != nil:
+			i += o.writeEncoded(e[i:], enc) - 1
 		case f.Value == nil:
 			o.Objects(f.Name, v)
 		default:
