@@ -184,24 +184,40 @@ func (c config) decode(ctx context.Context, stdout io.Writer, stream string) err
 		repeat, cgRepeat = "1", "1"
 	}
 	var d decodeRuns
-	for _, r := range []struct {
-		p    *proc
-		name string
-		args []string
-	}{
-		{&d.pwJSON, c.podwatch, []string{"bench", "decode", "--stream", stream, "--repeat", repeat}},
-		{&d.pwProto, c.podwatch, []string{"bench", "decode", "--stream", pbStream, "--repeat", repeat, "--content-type", "protobuf"}},
-		{&d.cgJSON, c.clientgo, []string{"decode", "--stream", stream, "--repeat", cgRepeat}},
-		{&d.cgProto, c.clientgo, []string{"decode", "--stream", pbStream, "--repeat", repeat, "--content-type", "protobuf"}},
-	} {
-		var err error
-		if *r.p, err = measure(ctx, r.name, r.args...); err != nil {
-			return err
+	// Each measurement runs decodeRounds times, the four interleaved, and
+	// the fastest of each counts: on a shared machine, load that comes and
+	// goes then weighs on both sides alike rather than on whichever ran
+	// while it lasted.
+	rounds := decodeRounds
+	if c.quick {
+		rounds = 1
+	}
+	for range rounds {
+		for _, r := range []struct {
+			p    *proc
+			name string
+			args []string
+		}{
+			{&d.pwJSON, c.podwatch, []string{"bench", "decode", "--stream", stream, "--repeat", repeat}},
+			{&d.pwProto, c.podwatch, []string{"bench", "decode", "--stream", pbStream, "--repeat", repeat, "--content-type", "protobuf"}},
+			{&d.cgJSON, c.clientgo, []string{"decode", "--stream", stream, "--repeat", cgRepeat}},
+			{&d.cgProto, c.clientgo, []string{"decode", "--stream", pbStream, "--repeat", repeat, "--content-type", "protobuf"}},
+		} {
+			p, err := measure(ctx, r.name, r.args...)
+			if err != nil {
+				return err
+			}
+			if r.p.out == nil || num(p, "events_per_s") > num(*r.p, "events_per_s") {
+				*r.p = p
+			}
 		}
 	}
-	printDecode(stdout, d)
+	printDecode(stdout, d, rounds)
 	return nil
 }
+
+// decodeRounds is how many times each decode is measured.
+const decodeRounds = 3
 
 // decodeRuns are the four decode measurements of one run: each side on the
 // same events, in JSON and in protobuf.
@@ -223,8 +239,8 @@ func (c config) sync(ctx context.Context, n, m int, watchList, vary bool) (pw, c
 	return pw, cg, err
 }
 
-func printDecode(w io.Writer, d decodeRuns) {
-	fmt.Fprintln(w, "| decode, 2,000 real-pod events in memory | events/s | MB/s | allocs/event | bytes/event |")
+func printDecode(w io.Writer, d decodeRuns, rounds int) {
+	fmt.Fprintf(w, "| decode, 2,000 real-pod events in memory (fastest of %d) | events/s | MB/s | allocs/event | bytes/event |\n", rounds)
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- |")
 	for _, r := range []struct {
 		name string
