@@ -10,8 +10,9 @@ import (
 // for the same server object. tm is the kind and API version the envelope
 // named (empty for a list's items, which carry none, as in JSON). data is
 // valid only for the duration of the call. Malformed input is a
-// *protowire.SyntaxError at an offset of data; the list and watch decoders
-// move it to the stream's offsets.
+// *protowire.SyntaxError at an offset of data (a *jsonx.SyntaxError for
+// malformed JSON embedded in it, such as a FieldsV1); the list and watch
+// decoders move either to the stream's offsets.
 type ProtobufDecodeFunc[T any] func(tm TypeMeta, data []byte) (T, error)
 
 // The fields of ObjectMeta that ObjectMeta models, read from protobuf by
