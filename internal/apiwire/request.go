@@ -225,26 +225,3 @@ func unescape(v string) string {
 	}
 	return b.String()
 }
-
-// Accepts reports whether an Accept header admits the JSON the servers write
-// (no header, */*, application/*, application/json, or a JSON form among
-// others, as kubectl's Table request falls back to).
-func Accepts(accept string) bool {
-	if strings.TrimSpace(accept) == "" {
-		return true
-	}
-	for _, part := range strings.Split(accept, ",") {
-		media, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		media = strings.ToLower(strings.TrimSpace(media))
-		if media == "*/*" || media == "application/*" {
-			return true
-		}
-		if media == "application/json" && !strings.Contains(params, "as=") {
-			return true
-		}
-	}
-	return false
-}
-
-// AvailableRepresentations is what a 406 from podwatch's servers offers.
-const AvailableRepresentations = "application/json, application/json;stream=watch"

@@ -27,21 +27,6 @@ func TestParsePods(t *testing.T) {
 	}
 }
 
-func TestAccepts(t *testing.T) {
-	for accept, want := range map[string]bool{
-		"": true, "*/*": true, "application/json": true, "application/json, */*": true,
-		"application/vnd.kubernetes.protobuf,application/json":                                                            true,
-		"application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json": true,
-		"application/json;as=Table;v=v1;g=meta.k8s.io":                                                                    false,
-		"application/vnd.kubernetes.protobuf":                                                                             false,
-		"text/html":                                                                                                       false,
-	} {
-		if got := Accepts(accept); got != want {
-			t.Errorf("Accepts(%q): %t, want %t", accept, got, want)
-		}
-	}
-}
-
 func TestWantsAggregatedDiscovery(t *testing.T) {
 	for accept, want := range map[string]bool{
 		"": false, "application/json": false,

@@ -1,0 +1,185 @@
+package apiwire
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/podwatch/podwatch/rest/protowire"
+)
+
+func TestNegotiate(t *testing.T) {
+	const no = Format(99)
+	for accept, want := range map[string]Format{
+		"": JSON, "*/*": JSON, "application/json": JSON, "application/json, */*": JSON,
+		"application/vnd.kubernetes.protobuf,application/json":                                                            Protobuf,
+		"application/vnd.kubernetes.protobuf":                                                                             Protobuf,
+		"application/vnd.kubernetes.protobuf;stream=watch":                                                                Protobuf,
+		"application/json,application/vnd.kubernetes.protobuf":                                                            JSON,
+		"application/json;q=0.5,application/vnd.kubernetes.protobuf":                                                      Protobuf,
+		"application/vnd.kubernetes.protobuf;q=0,application/json":                                                        JSON,
+		"application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json": JSON,
+		"application/json;as=Table;v=v1;g=meta.k8s.io":                                                                    no,
+		"application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io":                                                 no,
+		"text/html": no,
+	} {
+		got, ok := Negotiate(accept)
+		if !ok {
+			got = no
+		}
+		if got != want {
+			t.Errorf("Negotiate(%q) = %v, want %v", accept, got, want)
+		}
+		if Accepts(accept) != (want != no) {
+			t.Errorf("Accepts(%q) = %t, want %t", accept, !(want != no), want != no)
+		}
+	}
+}
+
+const kubeletAccept = "application/vnd.kubernetes.protobuf,application/json"
+
+// serve runs handler for a GET of target with accept, through Respond as
+// the servers use it.
+func serve(t *testing.T, target, accept string, handler func(w http.ResponseWriter)) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req.Header.Set("Accept", accept)
+	rec := httptest.NewRecorder()
+	w, _ := Respond(rec, req)
+	handler(w)
+	return rec
+}
+
+func TestRespondList(t *testing.T) {
+	page := ListPage("PodList", ListMeta{ResourceVersion: "7"}, [][]byte{[]byte(`{"metadata":{"name":"a","namespace":"ns"},"spec":{"containers":[{"name":"c"}],"nodeName":"n"},"status":{}}`)})
+	rec := serve(t, "/api/v1/pods?fieldSelector=spec.nodeName%3Dn", kubeletAccept, func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		// Written in pieces, as the model and the bench server write lists.
+		for _, part := range [][]byte{page[:10], page[10:50], page[50:], []byte("\n")} {
+			w.Write(part)
+		}
+	})
+	if ct := rec.Header().Get("Content-Type"); ct != MediaProtobuf {
+		t.Fatalf("Content-Type %q, want %q", ct, MediaProtobuf)
+	}
+	var enc protowire.Encoder
+	want, err := enc.Envelope(nil, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(rec.Body.Bytes(), want) {
+		t.Errorf("body %q, want the list's envelope %q", rec.Body.Bytes(), want)
+	}
+	// The same answer to a JSON client is untouched.
+	rec = serve(t, "/api/v1/pods", "application/json", func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(page)
+	})
+	if rec.Header().Get("Content-Type") != MediaJSON || !bytes.Equal(rec.Body.Bytes(), page) {
+		t.Errorf("JSON client got %q %q", rec.Header().Get("Content-Type"), rec.Body.Bytes())
+	}
+}
+
+// TestRespondWatch: events split across writes anywhere, and several in one
+// write, come out as one frame each, flushed as they complete.
+func TestRespondWatch(t *testing.T) {
+	events := [][]byte{
+		Event(Added, []byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","resourceVersion":"5"},"spec":{"containers":null},"status":{}}`)),
+		Event(Bookmark, PodBookmark("6", true)),
+		ErrorEvent(Gone("too old resource version: 1 (5)")),
+	}
+	body := bytes.Join(events, nil)
+	rec := serve(t, "/api/v1/watch/pods?resourceVersion=4", kubeletAccept, func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for i := 0; i < len(body); i += 37 {
+			w.Write(body[i:min(i+37, len(body))])
+		}
+	})
+	if ct := rec.Header().Get("Content-Type"); ct != MediaProtobuf+StreamWatch {
+		t.Fatalf("Content-Type %q, want the protobuf watch stream", ct)
+	}
+	r := bytes.NewReader(rec.Body.Bytes())
+	var tc protowire.Transcoder
+	for i, ev := range events {
+		var n uint32
+		if err := binary.Read(r, binary.BigEndian, &n); err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		frame := make([]byte, n)
+		if _, err := io.ReadFull(r, frame); err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		we, err := protowire.ParseWatchEvent(frame, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := protowire.ParseEnvelope(we.Object, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, err := tc.Object(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(AppendEvent(nil, we.Type, obj)); got != string(ev) {
+			t.Errorf("frame %d reads back as %s, want %s", i, got, ev)
+		}
+	}
+	if r.Len() != 0 {
+		t.Errorf("%d bytes after the frames", r.Len())
+	}
+}
+
+// TestRespondStatus: an error answer, to a list or a watch, is a Status
+// envelope; a 406 stays JSON, as the apiserver writes it.
+func TestRespondStatus(t *testing.T) {
+	for _, target := range []string{"/api/v1/pods", "/api/v1/pods?watch=1"} {
+		rec := serve(t, target, kubeletAccept, func(w http.ResponseWriter) { Gone("gone").Write(w) })
+		if rec.Code != http.StatusGone || rec.Header().Get("Content-Type") != MediaProtobuf {
+			t.Fatalf("%s: %d %q, want 410 in protobuf", target, rec.Code, rec.Header().Get("Content-Type"))
+		}
+		u, err := protowire.ParseEnvelope(rec.Body.Bytes(), 0)
+		if err != nil || u.Kind != "Status" {
+			t.Fatalf("%s: envelope %+v, %v; want a Status", target, u, err)
+		}
+	}
+	rec := serve(t, "/api/v1/pods", "text/html", func(w http.ResponseWriter) { NotAcceptable(AvailableRepresentations).Write(w) })
+	if rec.Header().Get("Content-Type") != MediaJSON || !strings.Contains(rec.Body.String(), `"code":406`) {
+		t.Errorf("406: %q %s, want the JSON Status", rec.Header().Get("Content-Type"), rec.Body.String())
+	}
+}
+
+// TestRespondPassesThrough: discovery, HTML and bodies the encoder cannot
+// hold reach a protobuf client as written.
+func TestRespondPassesThrough(t *testing.T) {
+	rec := serve(t, "/api/v1", kubeletAccept, func(w http.ResponseWriter) { ServeDiscovery(w, httptest.NewRequest(http.MethodGet, "/api/v1", nil)) })
+	if rec.Header().Get("Content-Type") != MediaJSON || !strings.Contains(rec.Body.String(), `"APIResourceList"`) {
+		t.Errorf("discovery: %q %s", rec.Header().Get("Content-Type"), rec.Body.String())
+	}
+	html := "<html>bad gateway</html>"
+	rec = serve(t, "/api/v1/pods", kubeletAccept, func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		w.Write([]byte(html))
+	})
+	if rec.Body.String() != html {
+		t.Errorf("HTML: %q", rec.Body.String())
+	}
+	first := Event(Added, []byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"}}`))
+	garbage := "\x00\xff}{ not json\n"
+	rec = serve(t, "/api/v1/pods?watch=true", kubeletAccept, func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(first)
+		w.Write([]byte(garbage))
+		w.Write(first)
+	})
+	if got := rec.Body.String(); !strings.HasSuffix(got, garbage+string(first)) || strings.HasPrefix(got, "{") {
+		t.Errorf("after garbage the body goes on raw: %q", got)
+	}
+}
