@@ -119,6 +119,7 @@ func checkKubeletConverges(t *testing.T, cfg *rest.Config, mode clientMode, tl t
 	if !usedMode(mode, sent) {
 		t.Errorf("client-go did not read the server in mode %s; its requests: %v", mode.name, sent)
 	}
+	checkFormat(t, mode, log)
 	if _, err := tl.check(pushes); err != nil {
 		t.Errorf("%v\nall pushes: %v\nrequests: %v", err, pushes, sent)
 	}

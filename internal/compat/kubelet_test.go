@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -91,6 +92,7 @@ type pushLog struct {
 	pushes   []podSet
 	requests []url.Values
 	protocol []string // each response's protocol
+	answers  []answer // each answer to a list or watch of pods
 	changed  chan struct{}
 }
 
@@ -135,6 +137,9 @@ func (l *pushLog) recordRequests(rt http.RoundTripper) http.RoundTripper {
 		if err == nil {
 			l.mu.Lock()
 			l.protocol = append(l.protocol, resp.Proto)
+			if strings.HasSuffix(r.URL.Path, "/pods") {
+				l.answers = append(l.answers, answer{uri: r.URL.RequestURI(), code: resp.StatusCode, contentType: resp.Header.Get("Content-Type")})
+			}
 			l.mu.Unlock()
 		}
 		return resp, err
@@ -191,6 +196,46 @@ func runReflectorUntil(t *testing.T, r *cache.Reflector) (stop func()) {
 		case <-time.After(30 * time.Second):
 			t.Errorf("the reflector did not stop within 30s of its cancel")
 		}
+	}
+}
+
+// answer is the head of one answer to a list or watch of pods.
+type answer struct {
+	uri         string
+	code        int
+	contentType string
+}
+
+// checkFormat checks that every answer to a list or watch of pods came in the
+// form mode asks for: protobuf (a list or Status envelope, a watch stream of
+// frames) for the kubelet's client, JSON for the others; and, so that a
+// protobuf mode cannot pass on JSON answers, that a protobuf client was
+// answered at least once with a protobuf watch stream. A fault's HTML page
+// is the only other form allowed.
+func checkFormat(t *testing.T, mode clientMode, l *pushLog) {
+	t.Helper()
+	l.mu.Lock()
+	answers := slices.Clone(l.answers)
+	l.mu.Unlock()
+	want := jsonType
+	if mode.protobuf {
+		want = protobufType
+	}
+	streams := 0
+	for _, a := range answers {
+		media, params, _ := strings.Cut(a.contentType, ";")
+		if media == "text/html" {
+			continue
+		}
+		if media != want {
+			t.Errorf("mode %s: %s answered %d in %q, want %s", mode.name, a.uri, a.code, a.contentType, want)
+		}
+		if strings.TrimSpace(params) == "stream=watch" {
+			streams++
+		}
+	}
+	if mode.protobuf && streams == 0 {
+		t.Errorf("mode %s: no answer was a protobuf watch stream: %v", mode.name, answers)
 	}
 }
 

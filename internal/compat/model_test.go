@@ -121,6 +121,7 @@ func runModel(t *testing.T, seed uint64, faults []fault.Fault, mode clientMode) 
 	if !usedMode(mode, log.sent()) {
 		fail("client-go did not read the server in mode %s", mode.name)
 	}
+	checkFormat(t, mode, log)
 	if _, err := tl.check(pushes); err != nil {
 		fail("%v\nall pushes: %v", err, pushes)
 	}

@@ -67,6 +67,7 @@ func TestKubeletSourceSimulate(t *testing.T) {
 				if !usedMode(mode, log.sent()) {
 					t.Errorf("client-go did not read the server in mode %s; its requests: %v", mode.name, log.sent())
 				}
+				checkFormat(t, mode, log)
 				if len(tl) < 3 {
 					t.Errorf("the server's account shows %d states in %v; the simulation should have changed node %s more", len(tl), simulateWatchFor, kubeletNode)
 				}
