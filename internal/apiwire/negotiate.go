@@ -24,16 +24,17 @@ const (
 )
 
 // ContentType is the Content-Type of an answer in f: a watch stream's when
-// stream is true (a 200 to a watch), else a single object's (a list, a Status).
+// stream is true (a 200 to a watch), else a single object's (a list, a
+// Status). The apiserver marks only a protobuf stream as one: a JSON watch
+// is application/json.
 func (f Format) ContentType(stream bool) string {
-	mt := MediaJSON
-	if f == Protobuf {
-		mt = MediaProtobuf
+	switch {
+	case f == JSON:
+		return MediaJSON
+	case stream:
+		return MediaProtobuf + StreamWatch
 	}
-	if stream {
-		return mt + StreamWatch
-	}
-	return mt
+	return MediaProtobuf
 }
 
 func (f Format) String() string {
