@@ -3,11 +3,14 @@ package apiwire
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/podwatch/podwatch/rest/protowire"
 )
@@ -155,15 +158,60 @@ func TestRespondStatus(t *testing.T) {
 	}
 }
 
-// TestRespondPassesThrough: discovery, HTML and bodies the encoder cannot
-// hold reach a protobuf client as written.
-func TestRespondPassesThrough(t *testing.T) {
-	rec := serve(t, "/api/v1", kubeletAccept, func(w http.ResponseWriter) { ServeDiscovery(w, httptest.NewRequest(http.MethodGet, "/api/v1", nil)) })
-	if rec.Header().Get("Content-Type") != MediaJSON || !strings.Contains(rec.Body.String(), `"APIResourceList"`) {
-		t.Errorf("discovery: %q %s", rec.Header().Get("Content-Type"), rec.Body.String())
+// TestRespondDiscovery: discovery is answered in protobuf too, as the
+// apiserver answers it, and reads back as the JSON podwatch serves.
+func TestRespondDiscovery(t *testing.T) {
+	for _, path := range []string{"/api", "/api/v1", "/apis"} {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		js := httptest.NewRecorder()
+		ServeDiscovery(js, req)
+		rec := serve(t, path, kubeletAccept, func(w http.ResponseWriter) { ServeDiscovery(w, req) })
+		if rec.Header().Get("Content-Type") != MediaProtobuf {
+			t.Fatalf("%s: Content-Type %q", path, rec.Header().Get("Content-Type"))
+		}
+		u, err := protowire.ParseEnvelope(rec.Body.Bytes(), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		var tc protowire.Transcoder
+		back, err := tc.Object(u)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		var want, got any
+		if err := json.Unmarshal(js.Body.Bytes(), &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(back, &got); err != nil {
+			t.Fatal(err)
+		}
+		// Protobuf holds no difference between an empty list and none.
+		if d := cmp.Diff(want, got, equateNoneAndEmpty); d != "" {
+			t.Errorf("%s: protobuf discovery reads back differently (-json +protobuf):\n%s", path, d)
+		}
 	}
+	// Aggregated discovery has a media type of its own, and stays JSON.
+	req := httptest.NewRequest(http.MethodGet, "/apis", nil)
+	req.Header.Set("Accept", aggregatedV2+","+MediaJSON)
+	rec := serve(t, "/apis", MediaProtobuf+","+MediaJSON, func(w http.ResponseWriter) { ServeDiscovery(w, req) })
+	if rec.Header().Get("Content-Type") != aggregatedV2 {
+		t.Errorf("aggregated discovery: Content-Type %q", rec.Header().Get("Content-Type"))
+	}
+}
+
+// equateNoneAndEmpty takes null and [] in decoded JSON as equal.
+var equateNoneAndEmpty = cmp.FilterValues(func(x, y any) bool { return noneOrEmpty(x) && noneOrEmpty(y) }, cmp.Ignore())
+
+func noneOrEmpty(v any) bool {
+	a, isArray := v.([]any)
+	return v == nil || isArray && len(a) == 0
+}
+
+// TestRespondPassesThrough: HTML and bodies the encoder cannot hold reach a
+// protobuf client as written.
+func TestRespondPassesThrough(t *testing.T) {
 	html := "<html>bad gateway</html>"
-	rec = serve(t, "/api/v1/pods", kubeletAccept, func(w http.ResponseWriter) {
+	rec := serve(t, "/api/v1/pods", kubeletAccept, func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusBadGateway)
 		w.Write([]byte(html))

@@ -8,36 +8,42 @@ import (
 	"github.com/podwatch/podwatch/rest/protowire"
 )
 
-// Respond returns the writer a server answers a request for pods through,
-// and the form it answers in. Servers write JSON, always, through the
-// functions of this package; for a client that prefers protobuf (the
-// kubelet), the writer turns each JSON document, as it is completed, into
-// what the apiserver sends that client:
+// Respond returns the writer a server answers a request through, and the
+// form it answers in. Servers write JSON, always, through the functions of
+// this package; for a client that prefers protobuf (the kubelet), the writer
+// turns each JSON document of an answer under /api or /apis, as it is
+// completed, into what the apiserver sends that client:
 //
 //   - a 200 to a watch: application/vnd.kubernetes.protobuf;stream=watch,
 //     each event a frame (a 4-byte big-endian length and a WatchEvent whose
 //     object holds the envelope), bookmarks and ERROR events included;
-//   - any other answer (a list, a Status of any code): one envelope.
+//   - any other answer (a list, a Status of any code, discovery's
+//     APIVersions, APIResourceList and APIGroupList, all of which the
+//     apiserver also answers in protobuf): one envelope.
 //
-// Everything else is passed through as the server wrote it: answers to other
-// paths (discovery, which the apiserver also answers in JSON to a protobuf
-// Accept), and bodies not in JSON (a proxy's HTML page). A document the
-// encoder cannot hold (the garbage and oversized-event faults) is passed on
-// raw, with the rest of the body after it: the protobuf client then meets
+// Everything else is passed through as the server wrote it: other paths,
+// bodies not plainly application/json (a proxy's HTML page, aggregated
+// discovery, which has a media type of its own). A document the encoder
+// cannot hold (the garbage and oversized-event faults) is passed on raw,
+// with the rest of the body after it: the protobuf client then meets
 // malformed bytes where the JSON client would have.
 //
-// Each document is written out, and flushed when the server flushes, as soon
-// as its last byte arrives, so a replay's timing is kept event by event.
+// Each document is written out as soon as its last byte arrives, and
+// flushed when the server flushes, so a replay's timing is kept event by
+// event.
 func Respond(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, Format) {
 	f, ok := Negotiate(r.Header.Get("Accept"))
-	if !ok || f == JSON {
+	if !ok || f == JSON || !isAPIPath(r.URL.Path) {
 		return w, JSON
 	}
-	_, watchPath, pods := RoutePods(r.URL.Path)
-	if !pods {
-		return w, JSON
-	}
+	_, watchPath, _ := RoutePods(r.URL.Path)
 	return &protobufWriter{w: w, watch: watchPath || isTrue(r.URL.Query(), "watch")}, Protobuf
+}
+
+// isAPIPath reports a path the apiserver serves API objects under, which it
+// negotiates; others (/version, /healthz) are JSON or text whatever the client asks.
+func isAPIPath(p string) bool {
+	return p == "/api" || p == "/apis" || strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/apis/")
 }
 
 // maxDocument bounds the JSON the protobuf writer gathers for one document,
@@ -70,7 +76,7 @@ func (p *protobufWriter) WriteHeader(code int) {
 	}
 	p.started = true
 	h := p.w.Header()
-	if mt, _, _ := strings.Cut(h.Get("Content-Type"), ";"); code >= 200 && strings.TrimSpace(mt) == MediaJSON {
+	if code >= 200 && h.Get("Content-Type") == MediaJSON {
 		p.convert = true
 		p.stream = p.watch && code == http.StatusOK
 		h.Set("Content-Type", Protobuf.ContentType(p.stream))

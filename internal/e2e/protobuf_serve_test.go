@@ -132,7 +132,7 @@ func testServedList(t *testing.T, ctx context.Context, c *cluster.Cluster, ns st
 }
 
 // testServedStatus: a 404 and a 400, as the apiserver writes them in JSON,
-// become its protobuf Status envelopes.
+// become its protobuf Status envelopes; so does podwatch's own 404.
 func testServedStatus(t *testing.T, ctx context.Context, c *cluster.Cluster, ns string) {
 	for _, path := range []string{
 		"/api/v1/namespaces/" + ns + "/pods/missing",
@@ -146,6 +146,9 @@ func testServedStatus(t *testing.T, ctx context.Context, c *cluster.Cluster, ns 
 		got := respond("/api/v1/pods", js.code, js.body)
 		compareAnswers(t, path, got, pb)
 	}
+	// podwatch's own 404 for a path it does not serve is the apiserver's.
+	real := fetch(t, ctx, c, "/api/v1/bogus", kubeletAccept)
+	compareAnswers(t, "podwatch's NotFound", respond("/api/v1/bogus", http.StatusNotFound, apiwire.NotFound().JSON()), real)
 }
 
 func compareAnswers(t *testing.T, what string, got, want fetched) {

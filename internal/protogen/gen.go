@@ -1,5 +1,6 @@
 // Package protogen derives the protobuf schema of the objects podwatch
-// reads (core/v1 Pod and PodList, meta/v1 Status and WatchEvent, and every
+// reads and writes (core/v1 Pod and PodList, meta/v1 Status, WatchEvent and
+// the discovery lists, and every
 // message they reach) from the Go types of k8s.io/api and
 // k8s.io/apimachinery, by their struct tags, and writes it as Go source for
 // package rest/protowire. It lives in a module of its own so that podwatch
@@ -31,6 +32,11 @@ var roots = []reflect.Type{
 	reflect.TypeFor[corev1.PodList](),
 	reflect.TypeFor[metav1.Status](),
 	reflect.TypeFor[metav1.WatchEvent](),
+	// Discovery: the apiserver answers /api, /api/v1 and /apis in protobuf
+	// to a client that prefers it, and so do podwatch's servers.
+	reflect.TypeFor[metav1.APIVersions](),
+	reflect.TypeFor[metav1.APIResourceList](),
+	reflect.TypeFor[metav1.APIGroupList](),
 }
 
 // forms are the types whose JSON is not an object of their fields: each has
@@ -132,6 +138,9 @@ func (w *walker) visit(t reflect.Type) error {
 	}
 	w.msgs[t] = m
 	w.order = append(w.order, t)
+	if t.Kind() == reflect.Slice {
+		return w.visitList(m)
+	}
 	layout := t
 	if l, ok := protoLayout[t]; ok {
 		layout = l
@@ -145,6 +154,27 @@ func (w *walker) visit(t reflect.Type) error {
 			m.fields = append(m.fields, f)
 		}
 	}
+	return nil
+}
+
+// visitList describes a named slice type (meta/v1 Verbs): the generated
+// Marshal writes it as a message of its own holding the elements in field 1
+// (items), while its JSON is the array.
+func (w *walker) visitList(m *message) error {
+	m.form = "formList"
+	elem := m.t.Elem()
+	kind, err := kindOf(elem, "bytes", true)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name(m.t), err)
+	}
+	f := field{num: 1, json: "items", kind: kind, repeated: true}
+	if kind == "kindMessage" {
+		f.msg = elem
+		if err := w.visit(elem); err != nil {
+			return err
+		}
+	}
+	m.fields = []field{f}
 	return nil
 }
 
@@ -207,6 +237,10 @@ func (w *walker) field(sf reflect.StructField, inForm bool) (field, bool, error)
 			return field{}, false, fmt.Errorf("map key %s", t.Key())
 		}
 		f.isMap, t = true, t.Elem()
+	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 && t.Name() != "":
+		// A named slice type is a message (visitList); nil is not written.
+		f.pointer, f.kind, f.msg = true, "kindMessage", t
+		return f, true, w.visit(t)
 	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
 		f.repeated, t = true, t.Elem()
 	}

@@ -84,6 +84,8 @@ func (e *Encoder) message(b []byte, mi int, sp vspan, depth int) ([]byte, error)
 			return b, err
 		}
 		return e.fields(b, mi, base, depth)
+	case formList:
+		return e.repeated(b, &messages[mi].fields[0], sp, depth)
 	case formRawJSON:
 		if e.null(sp) {
 			return b, nil

@@ -26,6 +26,7 @@ const (
 	formQuantity         // 1 string: the canonical quantity, "0" when absent
 	formIntOrString      // 1 type, 2 intVal, 3 strVal: a number or a string
 	formRawJSON          // 1 raw: JSON bytes written as they are, null when absent
+	formList             // 1 items (repeated): a named slice type (Verbs), a JSON array
 )
 
 // message is one protobuf message of the schema.

@@ -5,10 +5,13 @@ package protowire
 
 // The root messages, by the kind an envelope names.
 var roots = map[string]int{
-	"Pod":        0,
-	"PodList":    142,
-	"Status":     145,
-	"WatchEvent": 148,
+	"Pod":             0,
+	"PodList":         142,
+	"Status":          145,
+	"WatchEvent":      148,
+	"APIVersions":     150,
+	"APIResourceList": 152,
+	"APIGroupList":    155,
 }
 
 var messages = []message{
@@ -977,5 +980,45 @@ var messages = []message{
 	}},
 	149: {name: "apimachinery/pkg/runtime.RawExtension", form: formRawJSON, fields: []field{
 		{num: 1, json: "-", kind: kindBytes},
+	}},
+	150: {name: "apimachinery/pkg/apis/meta/v1.APIVersions", form: formObject, fields: []field{
+		{num: 1, json: "versions", kind: kindString, repeated: true},
+		{num: 2, json: "serverAddressByClientCIDRs", kind: kindMessage, msg: 151, repeated: true},
+	}},
+	151: {name: "apimachinery/pkg/apis/meta/v1.ServerAddressByClientCIDR", form: formObject, fields: []field{
+		{num: 1, json: "clientCIDR", kind: kindString},
+		{num: 2, json: "serverAddress", kind: kindString},
+	}},
+	152: {name: "apimachinery/pkg/apis/meta/v1.APIResourceList", form: formObject, fields: []field{
+		{num: 1, json: "groupVersion", kind: kindString},
+		{num: 2, json: "resources", kind: kindMessage, msg: 153, repeated: true},
+	}},
+	153: {name: "apimachinery/pkg/apis/meta/v1.APIResource", form: formObject, fields: []field{
+		{num: 1, json: "name", kind: kindString},
+		{num: 6, json: "singularName", kind: kindString},
+		{num: 2, json: "namespaced", kind: kindBool},
+		{num: 8, json: "group", kind: kindString, omitEmpty: true},
+		{num: 9, json: "version", kind: kindString, omitEmpty: true},
+		{num: 3, json: "kind", kind: kindString},
+		{num: 4, json: "verbs", kind: kindMessage, msg: 154, pointer: true},
+		{num: 5, json: "shortNames", kind: kindString, repeated: true, omitEmpty: true},
+		{num: 7, json: "categories", kind: kindString, repeated: true, omitEmpty: true},
+		{num: 10, json: "storageVersionHash", kind: kindString, omitEmpty: true},
+	}},
+	154: {name: "apimachinery/pkg/apis/meta/v1.Verbs", form: formList, fields: []field{
+		{num: 1, json: "items", kind: kindString, repeated: true},
+	}},
+	155: {name: "apimachinery/pkg/apis/meta/v1.APIGroupList", form: formObject, fields: []field{
+		{num: 1, json: "groups", kind: kindMessage, msg: 156, repeated: true},
+	}},
+	156: {name: "apimachinery/pkg/apis/meta/v1.APIGroup", form: formObject, fields: []field{
+		{num: 1, json: "name", kind: kindString},
+		{num: 2, json: "versions", kind: kindMessage, msg: 157, repeated: true},
+		{num: 3, json: "preferredVersion", kind: kindMessage, msg: 157, omitEmpty: true},
+		{num: 4, json: "serverAddressByClientCIDRs", kind: kindMessage, msg: 151, repeated: true, omitEmpty: true},
+	}},
+	157: {name: "apimachinery/pkg/apis/meta/v1.GroupVersionForDiscovery", form: formObject, fields: []field{
+		{num: 1, json: "groupVersion", kind: kindString},
+		{num: 2, json: "version", kind: kindString},
 	}},
 }

@@ -182,8 +182,28 @@ func (t *Transcoder) message(mi int, data []byte, base int64) error {
 		return nil
 	case formRawJSON:
 		return t.rawJSON(data, base)
+	case formList:
+		return t.list(mi, data, base)
 	}
 	return t.special(mi, data, base)
+}
+
+// list writes a named slice type's message as the array of its items.
+func (t *Transcoder) list(mi int, data []byte, base int64) error {
+	start := len(t.occs)
+	defer func() { t.occs = t.occs[:start] }()
+	var err error
+	if t.occs, err = scanFields(t.occs, data, base); err != nil {
+		return err
+	}
+	n := start
+	for _, o := range t.occs[start:] {
+		if o.num == 1 {
+			t.occs[n] = o
+			n++
+		}
+	}
+	return t.array(&messages[mi].fields[0], t.occs[start:n])
 }
 
 // members writes the fields of message mi as members of o: its own object,
