@@ -234,7 +234,9 @@ func bookmarkRV(t *testing.T, frame []byte) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b struct{ Metadata struct{ ResourceVersion string } }
+	var b struct {
+		Metadata struct{ ResourceVersion string }
+	}
 	if err := json.Unmarshal(js, &b); err != nil || b.Metadata.ResourceVersion == "" {
 		t.Fatalf("bookmark %s: %v", js, err)
 	}
