@@ -262,7 +262,9 @@ func (s *Server) pick(kind, uri string) (fault.Fault, bool) {
 // Discovery is answered for pods; a request the apiserver would refuse gets
 // its Status.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w, _ = apiwire.Respond(w, r) // protobuf to a client that prefers it
+	rw, _ := apiwire.Respond(w, r) // protobuf to a client that prefers it
+	defer rw.Close()
+	w = rw
 	if _, _, pods := apiwire.RoutePods(r.URL.Path); !pods {
 		if !apiwire.ServeDiscovery(w, r) {
 			apiwire.NotFound().Write(w)
