@@ -32,22 +32,24 @@ import (
 type Encoder struct {
 	doc   []byte
 	r     jsonx.Reader
-	spans []vspan  // the members of the messages being written, a stack
-	keys  []mapKey // the entries of the maps being written, a stack
-	arena []byte   // map keys, unescaped
+	nodes []jnode // the document's values, indexed in one pass
+	spans []int32 // the members of the messages being written, a stack
+	keys  []int32 // the entries of the maps being written, a stack
+	arena []byte  // member keys, unescaped, then scratch strings
 }
 
-// vspan locates a JSON value in the document: [lo, hi), hi 0 when absent.
-type vspan struct{ lo, hi int32 }
-
-func (s vspan) absent() bool { return s.hi == 0 }
-
-// mapKey is one entry of a map being written: its key in the arena and the
-// span of its value.
-type mapKey struct {
-	klo, khi int32
-	val      vspan
+// jnode is one value of the document. The document is read once, into
+// these, so that writing fields in number order (not the JSON's order)
+// never reads a value twice.
+type jnode struct {
+	lo, hi   int32 // the value's bytes in the document
+	klo, khi int32 // an object member's key, unescaped, in the arena
+	first    int32 // a container's first member or element; -1 none
+	next     int32 // the next member or element of the same container; -1 none
 }
+
+// absent is the node of a member the object does not hold.
+const absent = -1
 
 // SchemaError is JSON the schema cannot hold: a member the message has no
 // field for, a value of the wrong JSON type, a number out of its field's
@@ -85,22 +87,79 @@ func prefix(err error, seg string) error {
 // list item, say). On an error, what it appended is garbage: callers keep
 // their own b.
 func (e *Encoder) Message(b []byte, m Message, data []byte) ([]byte, error) {
-	if len(data) > 1<<31-1 {
-		return b, &SchemaError{Reason: "JSON longer than 2 GiB"}
-	}
-	e.doc = data
-	e.spans, e.keys, e.arena = e.spans[:0], e.keys[:0], e.arena[:0]
-	e.r.Reset(data)
-	e.r.Kind()
-	lo := e.r.Pos()
-	e.r.Skip()
-	if err := e.r.Err(); err != nil {
+	root, err := e.load(data)
+	if err != nil {
 		return b, err
 	}
-	if !e.r.AtEnd() {
-		return b, &SchemaError{Offset: int64(e.r.Pos()), Reason: "data after the object"}
+	return e.message(b, m.i, root, 0)
+}
+
+// load indexes data, a JSON document, and returns its root.
+func (e *Encoder) load(data []byte) (int32, error) {
+	if len(data) > 1<<31-1 {
+		return absent, &SchemaError{Reason: "JSON longer than 2 GiB"}
 	}
-	return e.message(b, m.i, vspan{int32(lo), int32(e.r.Pos())}, 0)
+	e.doc = data
+	e.nodes, e.spans, e.keys, e.arena = e.nodes[:0], e.spans[:0], e.keys[:0], e.arena[:0]
+	e.r.Reset(data)
+	root := e.index()
+	if err := e.r.Err(); err != nil {
+		return absent, err
+	}
+	if !e.r.AtEnd() {
+		return absent, &SchemaError{Offset: int64(e.r.Pos()), Reason: "data after the object"}
+	}
+	return root, nil
+}
+
+// index reads the next value into nodes, its members and elements too.
+func (e *Encoder) index() int32 {
+	c := e.r.Kind()
+	i := int32(len(e.nodes))
+	e.nodes = append(e.nodes, jnode{lo: int32(e.r.Pos()), first: absent, next: absent})
+	last := int32(absent)
+	link := func(child int32) {
+		if last == absent {
+			e.nodes[i].first = child
+		} else {
+			e.nodes[last].next = child
+		}
+		last = child
+	}
+	switch c {
+	case '{':
+		e.r.Object(func(key []byte) {
+			klo := int32(len(e.arena))
+			e.arena = append(e.arena, key...)
+			khi := int32(len(e.arena))
+			child := e.index()
+			e.nodes[child].klo, e.nodes[child].khi = klo, khi
+			link(child)
+		})
+	case '[':
+		e.r.Array(func() { link(e.index()) })
+	default:
+		e.r.Skip()
+	}
+	e.nodes[i].hi = int32(e.r.Pos())
+	return i
+}
+
+// key is member v's key.
+func (e *Encoder) key(v int32) []byte { return e.arena[e.nodes[v].klo:e.nodes[v].khi] }
+
+// member finds the member named name of object v.
+func (e *Encoder) member(v int32, name string) int32 {
+	if v == absent || e.doc[e.nodes[v].lo] != '{' {
+		return absent
+	}
+	found := int32(absent)
+	for c := e.nodes[v].first; c != absent; c = e.nodes[c].next {
+		if string(e.key(c)) == name {
+			found = c // the last one, as encoding/json keeps
+		}
+	}
+	return found
 }
 
 // Envelope appends to b the envelope of the object in data, whose kind and
@@ -108,7 +167,22 @@ func (e *Encoder) Message(b []byte, m Message, data []byte) ([]byte, error) {
 // type, the message and the empty contentEncoding and contentType the
 // apiserver writes. A kind the schema does not hold is a *KindError.
 func (e *Encoder) Envelope(b []byte, data []byte) ([]byte, error) {
-	apiVersion, kind, err := e.typeMeta(data)
+	root, err := e.load(data)
+	if err != nil {
+		return b, err
+	}
+	return e.envelope(b, root)
+}
+
+func (e *Encoder) envelope(b []byte, v int32) ([]byte, error) {
+	if e.doc[e.nodes[v].lo] != '{' {
+		return b, e.wrongType(v, "an object")
+	}
+	apiVersion, err := e.stringMember(v, "apiVersion")
+	if err != nil {
+		return b, err
+	}
+	kind, err := e.stringMember(v, "kind")
 	if err != nil {
 		return b, err
 	}
@@ -125,7 +199,7 @@ func (e *Encoder) Envelope(b []byte, data []byte) ([]byte, error) {
 	b = endLen(b, tm)
 	b = appendKey(b, 2, wireBytes)
 	b, mark := beginLen(b)
-	if b, err = e.Message(b, m, data); err != nil {
+	if b, err = e.message(b, m.i, v, 0); err != nil {
 		return b[:start], err
 	}
 	b = endLen(b, mark)
@@ -133,57 +207,65 @@ func (e *Encoder) Envelope(b []byte, data []byte) ([]byte, error) {
 	return AppendBytesField(b, 4, nil), nil
 }
 
-// typeMeta reads the kind and apiVersion members of the object in data.
-// What it returns aliases the encoder's scratch space.
-func (e *Encoder) typeMeta(data []byte) (apiVersion, kind []byte, err error) {
-	e.r.Reset(data)
-	e.arena = e.arena[:0]
-	var av, k vspan
-	if e.r.Kind() != '{' {
-		return nil, nil, &SchemaError{Offset: int64(e.r.Pos()), Reason: "want an object"}
+// stringMember reads object v's string member name, "" when absent.
+func (e *Encoder) stringMember(v int32, name string) ([]byte, error) {
+	m := e.member(v, name)
+	if e.null(m) {
+		return nil, nil
 	}
-	e.r.Object(func(key []byte) {
-		switch string(key) {
-		case "apiVersion":
-			av = e.arenaString()
-		case "kind":
-			k = e.arenaString()
-		default:
-			e.r.Skip()
-		}
-	})
-	if err := e.r.Err(); err != nil {
-		return nil, nil, err
+	if e.doc[e.nodes[m].lo] != '"' {
+		return nil, prefix(e.wrongType(m, "a string"), name)
 	}
-	return e.arena[av.lo:av.hi], e.arena[k.lo:k.hi], nil
-}
-
-// arenaString reads a string into the arena and returns where it is there.
-func (e *Encoder) arenaString() vspan {
 	lo := len(e.arena)
-	e.arena = e.r.AppendString(e.arena)
-	return vspan{int32(lo), int32(len(e.arena))}
+	e.at(m)
+	e.arena = e.r.AppendString(e.arena) // kept: kind and apiVersion are read together
+	return e.arena[lo:], e.r.Err()
 }
 
 // WatchFrame appends to b one frame of a protobuf watch: the 4-byte
 // big-endian length, then a WatchEvent of type typ whose object is a
 // RawExtension holding the envelope of object (JSON).
 func (e *Encoder) WatchFrame(b []byte, typ string, object []byte) ([]byte, error) {
-	return watchFrame(e, b, typ, object)
+	root, err := e.load(object)
+	if err != nil {
+		return b, err
+	}
+	return watchFrame(e, b, typ, root)
 }
 
-func watchFrame[T string | []byte](e *Encoder, b []byte, typ T, object []byte) ([]byte, error) {
+// EventFrame is WatchFrame for a JSON watch event {"type":T,"object":O}.
+func (e *Encoder) EventFrame(b []byte, event []byte) ([]byte, error) {
+	root, err := e.load(event)
+	if err != nil {
+		return b, err
+	}
+	if e.doc[e.nodes[root].lo] != '{' {
+		return b, e.wrongType(root, "a watch event object")
+	}
+	obj := e.member(root, "object")
+	if e.null(obj) {
+		return b, &SchemaError{Path: "object", Reason: "watch event without an object"}
+	}
+	typ, err := e.stringMember(root, "type")
+	if err != nil {
+		return b, err
+	}
+	out, err := watchFrame(e, b, typ, obj)
+	return out, prefix(err, "object")
+}
+
+func watchFrame[T string | []byte](e *Encoder, b []byte, typ T, object int32) ([]byte, error) {
 	start := len(b)
 	b = append(b, 0, 0, 0, 0)
 	b = appendKey(b, 1, wireBytes)
 	b = AppendVarint(b, uint64(len(typ)))
-	b = append(b, typ...) // before Envelope reuses the arena typ may sit in
+	b = append(b, typ...) // before the arena typ may sit in is reused
 	b = appendKey(b, 2, wireBytes)
 	b, ext := beginLen(b)
 	b = appendKey(b, 1, wireBytes)
 	b, env := beginLen(b)
 	var err error
-	if b, err = e.Envelope(b, object); err != nil {
+	if b, err = e.envelope(b, object); err != nil {
 		return b[:start], err
 	}
 	b = endLen(endLen(b, env), ext)
@@ -193,35 +275,6 @@ func watchFrame[T string | []byte](e *Encoder, b []byte, typ T, object []byte) (
 	}
 	binary.BigEndian.PutUint32(b[start:], uint32(n))
 	return b, nil
-}
-
-// EventFrame is WatchFrame for a JSON watch event {"type":T,"object":O}.
-func (e *Encoder) EventFrame(b []byte, event []byte) ([]byte, error) {
-	e.r.Reset(event)
-	e.arena = e.arena[:0]
-	var typ, obj vspan
-	if e.r.Kind() != '{' {
-		return b, &SchemaError{Offset: int64(e.r.Pos()), Reason: "watch event: want an object"}
-	}
-	e.r.Object(func(key []byte) {
-		switch string(key) {
-		case "type":
-			typ = e.arenaString()
-		case "object":
-			raw := e.r.Raw()
-			obj = vspan{int32(e.r.Pos() - len(raw)), int32(e.r.Pos())}
-		default:
-			e.r.Skip()
-		}
-	})
-	if err := e.r.Err(); err != nil {
-		return b, err
-	}
-	if obj.absent() {
-		return b, &SchemaError{Path: "object", Reason: "watch event without an object"}
-	}
-	out, err := watchFrame(e, b, e.arena[typ.lo:typ.hi], event[obj.lo:obj.hi])
-	return out, prefix(err, "object")
 }
 
 // appendKey appends a field's key: its number and wire type.

@@ -69,46 +69,61 @@ var layouts = func() []layout {
 }()
 
 // message appends the content of message mi (no key, no length) from the
-// JSON value at sp: absent or null is the zero value.
-func (e *Encoder) message(b []byte, mi int, sp vspan, depth int) ([]byte, error) {
+// JSON value v: absent or null is the zero value.
+func (e *Encoder) message(b []byte, mi int, v int32, depth int) ([]byte, error) {
 	if depth > maxDepth {
-		return b, &SchemaError{Offset: int64(sp.lo), Reason: "messages nested too deeply"}
+		return b, &SchemaError{Offset: e.offset(v), Reason: "messages nested too deeply"}
 	}
 	switch messages[mi].form {
 	case formObject:
 		base := int32(len(e.spans))
 		e.spans = slices.Grow(e.spans, int(layouts[mi].nslots))[:int(base+layouts[mi].nslots)]
-		clear(e.spans[base:])
+		for i := base; i < int32(len(e.spans)); i++ {
+			e.spans[i] = absent
+		}
 		defer func() { e.spans = e.spans[:base] }()
-		if err := e.scanObject(mi, sp, base); err != nil {
+		if err := e.scanObject(mi, v, base); err != nil {
 			return b, err
 		}
 		return e.fields(b, mi, base, depth)
 	case formList:
-		return e.repeated(b, &messages[mi].fields[0], sp, depth)
+		return e.repeated(b, &messages[mi].fields[0], v, depth)
 	case formRawJSON:
-		if e.null(sp) {
+		if e.null(v) {
 			return b, nil
 		}
-		return AppendBytesField(b, 1, e.doc[sp.lo:sp.hi]), nil
+		return AppendBytesField(b, 1, e.raw(v)), nil
 	}
-	return e.form(b, mi, sp)
+	return e.form(b, mi, v)
 }
 
-// null reports whether sp is absent or holds null.
-func (e *Encoder) null(sp vspan) bool {
-	return sp.absent() || e.doc[sp.lo] == 'n'
+// null reports whether v is absent or null.
+func (e *Encoder) null(v int32) bool {
+	return v == absent || e.doc[e.nodes[v].lo] == 'n'
 }
 
-// at points the reader at the value sp.
-func (e *Encoder) at(sp vspan) {
-	e.r.Reset(e.doc[sp.lo:sp.hi])
-	e.r.Base = int64(sp.lo)
+// first is the first byte of v, which is not absent.
+func (e *Encoder) first(v int32) byte { return e.doc[e.nodes[v].lo] }
+
+// raw is v's bytes.
+func (e *Encoder) raw(v int32) []byte { return e.doc[e.nodes[v].lo:e.nodes[v].hi] }
+
+func (e *Encoder) offset(v int32) int64 {
+	if v == absent {
+		return 0
+	}
+	return int64(e.nodes[v].lo)
+}
+
+// at points the reader at the value v.
+func (e *Encoder) at(v int32) {
+	e.r.Reset(e.raw(v))
+	e.r.Base = int64(e.nodes[v].lo)
 }
 
 // wrongType is a value of a JSON type the field cannot hold.
-func (e *Encoder) wrongType(sp vspan, want string) error {
-	return &SchemaError{Offset: int64(sp.lo), Reason: "want " + want + ", found " + describe(e.doc[sp.lo])}
+func (e *Encoder) wrongType(v int32, want string) error {
+	return &SchemaError{Offset: e.offset(v), Reason: "want " + want + ", found " + describe(e.first(v))}
 }
 
 func describe(c byte) string {
@@ -127,35 +142,28 @@ func describe(c byte) string {
 	return "a number"
 }
 
-// scanObject records where each member of the object at sp is, in the slots
-// of message mi that start at base.
-func (e *Encoder) scanObject(mi int, sp vspan, base int32) error {
-	if e.null(sp) {
+// scanObject records which member of object v is each field of message
+// mi, in the slots that start at base.
+func (e *Encoder) scanObject(mi int, v int32, base int32) error {
+	if e.null(v) {
 		return nil
 	}
-	if e.doc[sp.lo] != '{' {
-		return e.wrongType(sp, "an object")
+	if e.first(v) != '{' {
+		return e.wrongType(v, "an object")
 	}
 	l := &layouts[mi]
-	var bad error
-	e.at(sp)
-	e.r.Object(func(key []byte) {
+	for c := e.nodes[v].first; c != absent; c = e.nodes[c].next {
+		key := e.key(c)
 		s, ok := l.byName[string(key)]
-		if !ok || bad != nil {
-			if bad == nil && !(l.root && (string(key) == "kind" || string(key) == "apiVersion")) {
-				bad = &SchemaError{Path: string(key), Offset: e.r.Base + int64(e.r.Pos()), Reason: "no such field in " + messages[mi].name}
+		if !ok {
+			if l.root && (string(key) == "kind" || string(key) == "apiVersion") {
+				continue
 			}
-			e.r.Skip()
-			return
+			return &SchemaError{Path: string(key), Offset: e.offset(c), Reason: "no such field in " + messages[mi].name}
 		}
-		raw := e.r.Raw()
-		end := int32(e.r.Base) + int32(e.r.Pos())
-		e.spans[base+s] = vspan{end - int32(len(raw)), end}
-	})
-	if err := e.r.Err(); err != nil {
-		return err
+		e.spans[base+s] = c // a member given twice keeps its last value, as in encoding/json
 	}
-	return bad
+	return nil
 }
 
 // fields appends the fields of message mi, whose slots start at base, in
@@ -175,16 +183,16 @@ func (e *Encoder) fields(b []byte, mi int, base int32, depth int) ([]byte, error
 			b = endLen(b, mark)
 			continue
 		}
-		sp := e.spans[base+l.slot[i]]
+		v := e.spans[base+l.slot[i]]
 		switch {
 		case f.repeated:
-			b, err = e.repeated(b, f, sp, depth)
+			b, err = e.repeated(b, f, v, depth)
 		case f.isMap:
-			b, err = e.mapField(b, f, sp, depth)
-		case f.pointer && e.null(sp):
-		case f.kind == kindBytes && e.null(sp): // a nil []byte is not written
+			b, err = e.mapField(b, f, v, depth)
+		case f.pointer && e.null(v):
+		case f.kind == kindBytes && e.null(v): // a nil []byte is not written
 		default:
-			b, err = e.value(b, f, sp, depth)
+			b, err = e.value(b, f, v, depth)
 		}
 		if err != nil {
 			return b, prefix(err, f.json)
@@ -193,74 +201,56 @@ func (e *Encoder) fields(b []byte, mi int, base int32, depth int) ([]byte, error
 	return b, nil
 }
 
-// repeated appends each element of the array at sp as an occurrence of f.
-func (e *Encoder) repeated(b []byte, f *field, sp vspan, depth int) ([]byte, error) {
-	if e.null(sp) {
+// repeated appends each element of the array v as an occurrence of f.
+func (e *Encoder) repeated(b []byte, f *field, v int32, depth int) ([]byte, error) {
+	if e.null(v) {
 		return b, nil
 	}
-	if e.doc[sp.lo] != '[' {
-		return b, e.wrongType(sp, "an array")
+	if e.first(v) != '[' {
+		return b, e.wrongType(v, "an array")
 	}
-	// The elements' spans go on the stack first: writing one moves the reader.
-	base := len(e.spans)
-	defer func() { e.spans = e.spans[:base] }()
-	e.at(sp)
-	e.r.Array(func() {
-		raw := e.r.Raw()
-		end := int32(e.r.Base) + int32(e.r.Pos())
-		e.spans = append(e.spans, vspan{end - int32(len(raw)), end})
-	})
-	if err := e.r.Err(); err != nil {
-		return b, err
-	}
-	for j := base; j < len(e.spans); j++ {
+	j := 0
+	for c := e.nodes[v].first; c != absent; c = e.nodes[c].next {
 		var err error
-		if b, err = e.value(b, f, e.spans[j], depth); err != nil {
-			return b, prefix(err, "["+strconv.Itoa(j-base)+"]")
+		if b, err = e.value(b, f, c, depth); err != nil {
+			return b, prefix(err, "["+strconv.Itoa(j)+"]")
 		}
+		j++
 	}
 	return b, nil
 }
 
-// mapField appends the object at sp as map entries {1 key, 2 value} in
-// sorted key order, as the apiserver writes a Go map; a key given twice
-// keeps its last value, as a Go map does.
-func (e *Encoder) mapField(b []byte, f *field, sp vspan, depth int) ([]byte, error) {
-	if e.null(sp) {
+// mapField appends the object v as map entries {1 key, 2 value} in sorted
+// key order, as the apiserver writes a Go map; a key given twice keeps its
+// last value, as a Go map does.
+func (e *Encoder) mapField(b []byte, f *field, v int32, depth int) ([]byte, error) {
+	if e.null(v) {
 		return b, nil
 	}
-	if e.doc[sp.lo] != '{' {
-		return b, e.wrongType(sp, "an object")
+	if e.first(v) != '{' {
+		return b, e.wrongType(v, "an object")
 	}
 	base := len(e.keys)
 	defer func() { e.keys = e.keys[:base] }()
-	e.at(sp)
-	e.r.Object(func(key []byte) {
-		lo := len(e.arena)
-		e.arena = append(e.arena, key...)
-		raw := e.r.Raw()
-		end := int32(e.r.Base) + int32(e.r.Pos())
-		e.keys = append(e.keys, mapKey{klo: int32(lo), khi: int32(len(e.arena)), val: vspan{end - int32(len(raw)), end}})
-	})
-	if err := e.r.Err(); err != nil {
-		return b, err
+	for c := e.nodes[v].first; c != absent; c = e.nodes[c].next {
+		e.keys = append(e.keys, c)
 	}
 	keys := e.keys[base:]
-	slices.SortStableFunc(keys, func(x, y mapKey) int {
-		return bytes.Compare(e.arena[x.klo:x.khi], e.arena[y.klo:y.khi])
-	})
-	for j, k := range keys {
-		key := e.arena[k.klo:k.khi]
-		if j+1 < len(keys) && bytes.Equal(e.arena[keys[j+1].klo:keys[j+1].khi], key) {
+	if !slices.IsSortedFunc(keys, e.byKey) {
+		slices.SortStableFunc(keys, e.byKey)
+	}
+	entry := field{num: 2, json: f.json, kind: f.kind, msg: f.msg}
+	for j, c := range keys {
+		key := e.key(c)
+		if j+1 < len(keys) && bytes.Equal(e.key(keys[j+1]), key) {
 			continue
 		}
 		b = appendKey(b, f.num, wireBytes)
 		var mark int
 		b, mark = beginLen(b)
 		b = AppendBytesField(b, 1, key)
-		entry := field{num: 2, json: f.json, kind: f.kind, msg: f.msg}
 		var err error
-		if b, err = e.value(b, &entry, k.val, depth); err != nil {
+		if b, err = e.value(b, &entry, c, depth); err != nil {
 			return b, prefix(err, "["+strconv.Quote(string(key))+"]")
 		}
 		b = endLen(b, mark)
@@ -268,22 +258,24 @@ func (e *Encoder) mapField(b []byte, f *field, sp vspan, depth int) ([]byte, err
 	return b, nil
 }
 
-// value appends one occurrence of f (key and value) from the JSON at sp;
+func (e *Encoder) byKey(x, y int32) int { return bytes.Compare(e.key(x), e.key(y)) }
+
+// value appends one occurrence of f (key and value) from the JSON value v;
 // absent or null is the zero value of f's kind.
-func (e *Encoder) value(b []byte, f *field, sp vspan, depth int) ([]byte, error) {
-	null := e.null(sp)
+func (e *Encoder) value(b []byte, f *field, v int32, depth int) ([]byte, error) {
+	null := e.null(v)
 	switch f.kind {
 	case kindString:
 		b = appendKey(b, f.num, wireBytes)
 		if null {
 			return append(b, 0), nil
 		}
-		if e.doc[sp.lo] != '"' {
-			return b, e.wrongType(sp, "a string")
+		if e.first(v) != '"' {
+			return b, e.wrongType(v, "a string")
 		}
 		var mark int
 		b, mark = beginLen(b)
-		e.at(sp)
+		e.at(v)
 		b = e.r.AppendString(b)
 		return endLen(b, mark), e.r.Err()
 	case kindBytes:
@@ -291,73 +283,73 @@ func (e *Encoder) value(b []byte, f *field, sp vspan, depth int) ([]byte, error)
 		if null {
 			return append(b, 0), nil
 		}
-		return e.base64(b, sp)
+		return e.base64(b, v)
 	case kindBool:
 		var x uint64
 		if !null {
-			if c := e.doc[sp.lo]; c != 't' && c != 'f' {
-				return b, e.wrongType(sp, "a boolean")
+			if c := e.first(v); c != 't' && c != 'f' {
+				return b, e.wrongType(v, "a boolean")
 			}
-			e.at(sp)
+			e.at(v)
 			if e.r.Bool() {
 				x = 1
 			}
 		}
 		return AppendVarintField(b, int(f.num), x), e.r.Err()
 	case kindInt32, kindInt64:
-		x, err := e.integer(f, sp)
+		x, err := e.integer(f, v)
 		return AppendVarintField(b, int(f.num), uint64(x)), err
 	case kindDouble:
-		x, err := e.double(sp)
+		x, err := e.double(v)
 		b = appendKey(b, f.num, wireFixed64)
 		return binaryAppendFixed64(b, math.Float64bits(x)), err
 	}
 	b = appendKey(b, f.num, wireBytes)
 	b, mark := beginLen(b)
-	b, err := e.message(b, f.msg, sp, depth+1)
+	b, err := e.message(b, f.msg, v, depth+1)
 	return endLen(b, mark), err
 }
 
-func (e *Encoder) integer(f *field, sp vspan) (int64, error) {
-	if e.null(sp) {
+func (e *Encoder) integer(f *field, v int32) (int64, error) {
+	if e.null(v) {
 		return 0, nil
 	}
-	if c := e.doc[sp.lo]; c != '-' && (c < '0' || c > '9') {
-		return 0, e.wrongType(sp, "an integer")
+	if c := e.first(v); c != '-' && (c < '0' || c > '9') {
+		return 0, e.wrongType(v, "an integer")
 	}
-	x, err := strconv.ParseInt(string(e.doc[sp.lo:sp.hi]), 10, 64)
+	x, err := strconv.ParseInt(string(e.raw(v)), 10, 64)
 	if err != nil || f.kind == kindInt32 && (x < math.MinInt32 || x > math.MaxInt32) {
 		width := "64"
 		if f.kind == kindInt32 {
 			width = "32"
 		}
-		return 0, &SchemaError{Offset: int64(sp.lo), Reason: "want a " + width + "-bit integer, found " + string(e.doc[sp.lo:sp.hi])}
+		return 0, &SchemaError{Offset: e.offset(v), Reason: "want a " + width + "-bit integer, found " + string(e.raw(v))}
 	}
 	return x, nil
 }
 
-func (e *Encoder) double(sp vspan) (float64, error) {
-	if e.null(sp) {
+func (e *Encoder) double(v int32) (float64, error) {
+	if e.null(v) {
 		return 0, nil
 	}
-	if c := e.doc[sp.lo]; c != '-' && (c < '0' || c > '9') {
-		return 0, e.wrongType(sp, "a number")
+	if c := e.first(v); c != '-' && (c < '0' || c > '9') {
+		return 0, e.wrongType(v, "a number")
 	}
-	x, err := strconv.ParseFloat(string(e.doc[sp.lo:sp.hi]), 64)
+	x, err := strconv.ParseFloat(string(e.raw(v)), 64)
 	if err != nil {
-		return 0, &SchemaError{Offset: int64(sp.lo), Reason: "want a float64, found " + string(e.doc[sp.lo:sp.hi])}
+		return 0, &SchemaError{Offset: e.offset(v), Reason: "want a float64, found " + string(e.raw(v))}
 	}
 	return x, nil
 }
 
 // base64 appends the length and the bytes a base64 string holds, which
 // encoding/json reads as a []byte.
-func (e *Encoder) base64(b []byte, sp vspan) ([]byte, error) {
-	if e.doc[sp.lo] != '"' {
-		return b, e.wrongType(sp, "a base64 string")
+func (e *Encoder) base64(b []byte, v int32) ([]byte, error) {
+	if e.first(v) != '"' {
+		return b, e.wrongType(v, "a base64 string")
 	}
 	lo := len(e.arena)
-	e.at(sp)
+	e.at(v)
 	e.arena = e.r.AppendString(e.arena)
 	if err := e.r.Err(); err != nil {
 		return b, err
@@ -369,7 +361,7 @@ func (e *Encoder) base64(b []byte, sp vspan) ([]byte, error) {
 	out, err := base64.StdEncoding.AppendDecode(b, text)
 	e.arena = e.arena[:lo]
 	if err != nil {
-		return b, &SchemaError{Offset: int64(sp.lo), Reason: "malformed base64: " + err.Error()}
+		return b, &SchemaError{Offset: e.offset(v), Reason: "malformed base64: " + err.Error()}
 	}
 	return endLen(out, mark), nil
 }
