@@ -271,12 +271,61 @@ func FuzzEncodeRoundTrip(f *testing.F) {
 		if err != nil {
 			t.Fatalf("encoded object unreadable: %v", err)
 		}
-		if !bytes.Equal(again, js) {
-			t.Fatalf("round trip changed the JSON:\nfirst  %s\nsecond %s", js, again)
+		// Equal as JSON: invalid UTF-8 in the protobuf is \ufffd in the
+		// first JSON, and a valid U+FFFD, written as is, in the second.
+		var first, second any
+		if err := json.Unmarshal(js, &first); err != nil {
+			t.Fatalf("first JSON: %v", err)
+		}
+		if err := json.Unmarshal(again, &second); err != nil || !cmp.Equal(first, second) {
+			t.Fatalf("round trip changed the JSON (%v):\nfirst  %s\nsecond %s", err, js, again)
 		}
 		// And once encoded, the encoding is a fixed point.
-		if pb2, err := enc.Envelope(nil, again); err != nil || !bytes.Equal(pb2, pb) {
+		if pb2, err := enc.Envelope(nil, bytes.Clone(again)); err != nil || !bytes.Equal(pb2, pb) {
 			t.Fatalf("second encoding differs (err %v)", err)
 		}
 	})
+}
+
+// FuzzEncodeJSON: any JSON either encodes to an envelope that reads back
+// as the same object, or gives a typed error; never a panic.
+func FuzzEncodeJSON(f *testing.F) {
+	f.Add([]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","labels":{"b":"1","a":"2"}},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}]}]}}`))
+	f.Add([]byte(`{"kind":"Status","apiVersion":"v1","code":410,"details":{"causes":[{"field":"x"}]}}`))
+	f.Add([]byte(`{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1"}}`))
+	f.Add([]byte(`{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"pods","verbs":["get"]}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var enc Encoder
+		if _, err := enc.EventFrame(nil, b); err != nil {
+			checkTyped(t, err)
+		}
+		pb, err := enc.Envelope(nil, b)
+		if err != nil {
+			checkTyped(t, err)
+			return
+		}
+		u, err := ParseEnvelope(pb, 0)
+		if err != nil {
+			t.Fatalf("encoded envelope unreadable: %v", err)
+		}
+		var tc Transcoder
+		js, err := tc.Object(u)
+		if err != nil {
+			t.Fatalf("encoded object unreadable: %v", err)
+		}
+		if !json.Valid(js) {
+			t.Fatalf("reads back as invalid JSON %s", js)
+		}
+	})
+}
+
+func checkTyped(t *testing.T, err error) {
+	t.Helper()
+	var se *SchemaError
+	var ke *KindError
+	var syn *jsonx.SyntaxError
+	var te *TooLargeError
+	if !errors.As(err, &se) && !errors.As(err, &ke) && !errors.As(err, &syn) && !errors.As(err, &te) {
+		t.Fatalf("untyped error %T: %v", err, err)
+	}
 }
