@@ -6,4 +6,8 @@
 // Each form is written in one place so that every server answers a client the
 // same way, and the way a real kube-apiserver does: members in the apiserver's
 // order, strings escaped as JSON, one event a line.
+//
+// Servers write JSON; Respond negotiates the form each client gets from its
+// Accept header and converts, so that a protobuf client (the kubelet) is
+// answered in protobuf (envelopes and watch frames) by every server alike.
 package apiwire

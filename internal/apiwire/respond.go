@@ -80,12 +80,16 @@ func (p *Writer) Unwrap() http.ResponseWriter { return p.w }
 
 // WriteHeader picks the conversion from the Content-Type the server set.
 func (p *Writer) WriteHeader(code int) {
+	if code < 200 { // informational: the answer's own header comes later
+		p.w.WriteHeader(code)
+		return
+	}
 	if p.started {
 		return
 	}
 	p.started = true
 	h := p.w.Header()
-	if p.api && code >= 200 {
+	if p.api {
 		stream := p.watch && code == http.StatusOK
 		switch from := h.Get("Content-Type"); {
 		case from == MediaJSON && p.want == Protobuf:
