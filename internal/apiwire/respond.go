@@ -8,33 +8,29 @@ import (
 )
 
 // Respond returns the writer a server answers a request through, and the
-// form the client gets. A server writes each answer in the form it holds it
-// in, with its Content-Type: JSON, through the functions of this package, or
-// protobuf, as a recording may hold it. The writer answers each client in
-// the form it prefers, as the apiserver would, converting each document of
-// an answer under /api or /apis as it is completed:
+// form the client gets. Servers write JSON, through the functions of this
+// package (a protobuf recording is served through its JSON, see
+// fixture.Recording.JSON); for a client that prefers protobuf (the
+// kubelet), the writer turns each JSON document of an answer under /api or
+// /apis, as it is completed, into what the apiserver sends that client:
 //
-//   - a 200 to a watch: in protobuf,
-//     application/vnd.kubernetes.protobuf;stream=watch, each event a frame (a
-//     4-byte big-endian length and a WatchEvent whose object holds the
-//     envelope), bookmarks and ERROR events included; in JSON, one event a
-//     line;
+//   - a 200 to a watch: application/vnd.kubernetes.protobuf;stream=watch,
+//     each event a frame (a 4-byte big-endian length and a WatchEvent whose
+//     object holds the envelope), bookmarks and ERROR events included;
 //   - any other answer (a list, a Status of any code, discovery's
 //     APIVersions, APIResourceList and APIGroupList, all of which the
-//     apiserver also answers in protobuf): one envelope, or one JSON object.
+//     apiserver also answers in protobuf): one envelope.
 //
 // Everything else is passed through as the server wrote it: other paths,
-// bodies in neither form (a proxy's HTML page, aggregated discovery, which
-// has a media type of its own). A document that cannot be converted (the
-// garbage and oversized-event faults) is passed on raw, with the rest of the
-// body after it: the client then meets malformed bytes where a client of
-// the other form would have.
+// bodies not plainly application/json (a proxy's HTML page, aggregated
+// discovery, which has a media type of its own). A document the encoder
+// cannot hold (the garbage and oversized-event faults) is passed on raw,
+// with the rest of the body after it: the protobuf client then meets
+// malformed bytes where the JSON client would have. A document a broken-off
+// body leaves unfinished is never written, as the client never had it.
 //
-// Each watch event is written as soon as its last byte arrives, and flushed
-// when the server flushes, so a replay's timing is kept event by event. A
-// protobuf object has no end of its own, so one answered to a JSON client is
-// written when the server calls Close, which it must do when its handler
-// ends; Close is safe twice, and a no-op when nothing is held.
+// Each document is written as soon as its last byte arrives, and flushed
+// when the server flushes, so a replay's timing is kept event by event.
 func Respond(w http.ResponseWriter, r *http.Request) (*Writer, Format) {
 	f, ok := Negotiate(r.Header.Get("Accept"))
 	if !ok {
@@ -70,7 +66,7 @@ type Writer struct {
 // converter turns the documents at the start of pending into the client's
 // form: n is how many bytes it consumed (0: it needs more), out what to write.
 type converter interface {
-	next(pending []byte, atEnd bool) (n int, out []byte, err error)
+	next(pending []byte) (n int, out []byte, err error)
 }
 
 func (p *Writer) Header() http.Header { return p.w.Header() }
@@ -91,14 +87,8 @@ func (p *Writer) WriteHeader(code int) {
 	h := p.w.Header()
 	if p.api {
 		stream := p.watch && code == http.StatusOK
-		switch from := h.Get("Content-Type"); {
-		case from == MediaJSON && p.want == Protobuf:
+		if h.Get("Content-Type") == MediaJSON && p.want == Protobuf {
 			p.conv = &toProtobuf{stream: stream}
-		case strings.HasPrefix(from, MediaProtobuf) && p.want == JSON:
-			stream = stream || strings.HasSuffix(from, StreamWatch)
-			p.conv = &toJSON{stream: stream}
-		}
-		if p.conv != nil {
 			h.Set("Content-Type", p.want.ContentType(stream))
 			h.Del("Content-Length")
 		}
@@ -114,16 +104,16 @@ func (p *Writer) Write(b []byte) (int, error) {
 		return p.w.Write(b)
 	}
 	p.pending = append(p.pending, b...)
-	if err := p.drain(false); err != nil {
+	if err := p.drain(); err != nil {
 		return 0, err
 	}
 	return len(b), nil
 }
 
 // drain writes every document pending holds whole.
-func (p *Writer) drain(atEnd bool) error {
+func (p *Writer) drain() error {
 	for len(p.pending) > 0 && !p.raw {
-		n, out, err := p.conv.next(p.pending, atEnd)
+		n, out, err := p.conv.next(p.pending)
 		switch {
 		case err != nil, n == 0 && len(p.pending) > maxDocument:
 			return p.giveUp()
@@ -156,18 +146,6 @@ func (p *Writer) Flush() {
 	if f, ok := p.w.(http.Flusher); ok {
 		f.Flush()
 	}
-}
-
-// Close writes what the body holds at its end: a protobuf object for a JSON
-// client. A document still unfinished there (a body a fault broke off) is
-// left out, as the connection's end shows the client.
-func (p *Writer) Close() error {
-	if p.conv == nil || p.raw || len(p.pending) == 0 {
-		return nil
-	}
-	err := p.drain(true)
-	p.pending = nil
-	return err
 }
 
 var _ http.Flusher = (*Writer)(nil)

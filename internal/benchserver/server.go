@@ -23,9 +23,7 @@ func (s *Server) LastRV() int64 { return int64(s.Pods.N + s.M) }
 
 // ServeHTTP implements http.Handler for GET /api/v1/pods.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rw, _ := apiwire.Respond(w, r) // protobuf to a client that prefers it
-	defer rw.Close()
-	w = rw
+	w, _ = apiwire.Respond(w, r) // protobuf to a client that prefers it
 	q := r.URL.Query()
 	if r.Method != http.MethodGet || r.URL.Path != "/api/v1/pods" {
 		apiwire.NotFound().Write(w)

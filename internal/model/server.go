@@ -262,9 +262,7 @@ func (s *Server) pick(kind, uri string) (fault.Fault, bool) {
 // Discovery is answered for pods; a request the apiserver would refuse gets
 // its Status.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rw, _ := apiwire.Respond(w, r) // protobuf to a client that prefers it
-	defer rw.Close()
-	w = rw
+	w, _ = apiwire.Respond(w, r) // protobuf to a client that prefers it
 	if _, _, pods := apiwire.RoutePods(r.URL.Path); !pods {
 		if !apiwire.ServeDiscovery(w, r) {
 			apiwire.NotFound().Write(w)
