@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/apiwire"
 )
 
 // exchangeHeader tags each replayed request so that the bytes the fixture
@@ -21,9 +22,11 @@ const exchangeHeader = "Podwatch-Replay-Exchange"
 //
 //   - the reflector takes its next step (a new request, a backoff): it works
 //     one request at a time, so every event before has been applied; or
-//   - every open body is blocked reading for more (a watch held open): the
+//   - every open body is a watch blocked reading for more (held open): the
 //     decoder never reads on while it holds a whole event, so every event has
-//     been handed to the reflector.
+//     been handed to the reflector. A list body blocked in Read proves
+//     nothing: its items reach the reflector only when the body ends, so a
+//     list waits for the reflector's next step.
 //
 // A body the client closed early (a decoding failure) no longer counts: what
 // it did not read is lost to the client anyway. A nil *replayMonitor never
@@ -39,6 +42,7 @@ type replayMonitor struct {
 
 // exchangeState is one request, from its round trip to the end of its body.
 type exchangeState struct {
+	watch         bool // a watch, whose events reach the reflector one by one
 	inflight      bool // waiting for headers
 	inRead        bool // its body is blocked in Read
 	written, read int64
@@ -81,7 +85,7 @@ func (m *replayMonitor) checkLocked(movedOn bool) {
 		if ex.inflight || ex.read != ex.written {
 			return
 		}
-		allWaiting = allWaiting && ex.inRead
+		allWaiting = allWaiting && ex.watch && ex.inRead
 	}
 	if movedOn || allWaiting {
 		m.finished = true
@@ -132,7 +136,8 @@ func (m *replayMonitor) layer() layer {
 			m.mu.Lock()
 			m.next++
 			id := strconv.Itoa(m.next)
-			ex := &exchangeState{inflight: true}
+			pods, _ := apiwire.ParsePods(req.URL.Path, req.URL.Query())
+			ex := &exchangeState{inflight: true, watch: pods.Watch}
 			m.live[id] = ex
 			m.mu.Unlock()
 
