@@ -1,0 +1,222 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/podwatch/podwatch/internal/cluster"
+)
+
+// TestProxy runs `podwatch proxy` with the node's kubeconfig in front of a
+// real apiserver, and real clients through it: kubectl's get and watch, and
+// podwatch's own watch in JSON and protobuf. Each must see the server's
+// changes; the proxy's credential must appear in no output, and a client's
+// own must never reach the server.
+func TestProxy(t *testing.T) {
+	c, ctx := startCluster(t, 5*time.Minute)
+	const ns = "proxy"
+	if err := c.EnsureNamespace(ctx, ns); err != nil {
+		t.Fatalf("EnsureNamespace: %v", err)
+	}
+	if _, err := c.CreatePod(ctx, ns, "first", node, nil); err != nil {
+		t.Fatalf("CreatePod: %v", err)
+	}
+	dir := t.TempDir()
+	bin := buildCommand(t, ctx, dir)
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, c.Kubeconfig(c.NodeToken), 0o600); err != nil {
+		t.Fatalf("write kubeconfig: %v", err)
+	}
+	px := startCommand(t, ctx, bin, "proxy", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0")
+	server := proxyURL(t, px)
+	kubectl := kubectlBin(t, ctx)
+	var outputs []string // everything every client and the proxy printed
+
+	t.Run("kubectl get pods", func(t *testing.T) {
+		// The client's own token is a bogus one: were it forwarded, the
+		// apiserver would answer 401.
+		out := runKubectl(t, ctx, kubectl, dir, "get", "pods", "-n", ns, "-o", "name", "--server", server, "--token", "client-token-not-for-the-server")
+		outputs = append(outputs, out)
+		if strings.TrimSpace(out) != "pod/first" {
+			t.Fatalf("kubectl get pods printed %q, want pod/first", out)
+		}
+	})
+	t.Run("kubectl get pods --watch", func(t *testing.T) {
+		w := startKubectl(t, ctx, kubectl, dir, "get", "pods", "-n", ns, "--watch", "-o", "json", "--server", server)
+		w.waitFor(t, `"name": "first"`)
+		if _, err := c.CreatePod(ctx, ns, "watched", node, nil); err != nil {
+			t.Fatalf("CreatePod: %v", err)
+		}
+		w.waitFor(t, `"name": "watched"`)
+		outputs = append(outputs, w.out.String(), w.err.String())
+	})
+	for _, ct := range []string{"json", "protobuf"} {
+		t.Run("podwatch watch --content-type "+ct, func(t *testing.T) {
+			initial, _, err := serverState(ctx, c)
+			if err != nil {
+				t.Fatalf("list pods as admin: %v", err)
+			}
+			w := startCommand(t, ctx, bin, "watch", "--server", server, "--node", node, "-o", "json",
+				"--content-type", ct, "--max-events", "1")
+			first := w.next(t)
+			if diff := cmp.Diff(initial, first.states()); diff != "" {
+				t.Fatalf("first update's pods (-server +printed):\n%s", diff)
+			}
+			name := "added-" + ct
+			rv, err := c.CreatePod(ctx, ns, name, node, nil)
+			if err != nil {
+				t.Fatalf("CreatePod: %v", err)
+			}
+			u := w.next(t)
+			if want := []string{ns + "/" + name + " rv=" + rv}; u.Op != "ADD" || !cmp.Equal(want, keysAndRVs(u)) {
+				t.Fatalf("update after the create: %s %v, want ADD %v", u.Op, keysAndRVs(u), want)
+			}
+			if err := w.waitExit(t); err != nil {
+				t.Fatalf("podwatch watch after --max-events: %v\n%s", err, w.stderr())
+			}
+			outputs = append(outputs, w.stderr())
+		})
+	}
+
+	// Ctrl-C ends the proxy with status 0.
+	if err := px.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatalf("interrupt the proxy: %v", err)
+	}
+	if err := px.waitExit(t); err != nil {
+		t.Fatalf("proxy after Ctrl-C: %v\n%s", err, px.stderr())
+	}
+	outputs = append(outputs, px.stderr())
+	outputs = append(outputs, px.rest()...)
+	for _, out := range outputs {
+		if strings.Contains(out, c.NodeToken) {
+			t.Fatalf("the proxy's token appears in an output:\n%s", out)
+		}
+	}
+}
+
+var proxyLine = regexp.MustCompile(`proxying (https?://\S+) to`)
+
+// proxyURL waits for the proxy's first line and returns the address it
+// listens on.
+func proxyURL(t *testing.T, p *process) string {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		if m := proxyLine.FindStringSubmatch(p.stderr()); m != nil {
+			return m[1]
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("the proxy exited: %v\n%s", p.err, p.stderr())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("the proxy did not say where it listens within %s:\n%s", wait, p.stderr())
+	return ""
+}
+
+func keysAndRVs(u printedUpdate) []string {
+	var out []string
+	for _, p := range u.Pods {
+		s := p.state()
+		out = append(out, s.Key+" rv="+s.RV)
+	}
+	return out
+}
+
+// kubectlBin is the harness's kubectl, built first if missing.
+func kubectlBin(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	dir, err := cluster.DefaultBinDir()
+	if err != nil {
+		t.Fatalf("kubectl bin folder: %v", err)
+	}
+	if err := cluster.Ensure(ctx, dir, "kubectl"); err != nil {
+		t.Fatalf("build kubectl: %v", err)
+	}
+	return filepath.Join(dir, "kubectl")
+}
+
+// kubectlCmd is kubectl with no kubeconfig of the user's: its HOME (for the
+// discovery cache) is home.
+func kubectlCmd(ctx context.Context, kubectl, home string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, kubectl, args...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "KUBECONFIG="+filepath.Join(home, "no-kubeconfig"))
+	return cmd
+}
+
+func runKubectl(t *testing.T, ctx context.Context, kubectl, home string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := kubectlCmd(ctx, kubectl, home, args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out)
+}
+
+// kubectlRun is a kubectl running until the test ends.
+type kubectlRun struct {
+	out, err *lockedBuffer
+}
+
+func startKubectl(t *testing.T, ctx context.Context, kubectl, home string, args ...string) *kubectlRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	r := &kubectlRun{out: &lockedBuffer{}, err: &lockedBuffer{}}
+	cmd := kubectlCmd(ctx, kubectl, home, args...)
+	cmd.Stdout, cmd.Stderr = r.out, r.err
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("start kubectl: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+	})
+	return r
+}
+
+// waitFor waits until kubectl has printed sub.
+func (r *kubectlRun) waitFor(t *testing.T, sub string) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for !strings.Contains(r.out.String(), sub) {
+		if time.Now().After(deadline) {
+			t.Fatalf("kubectl did not print %q within %s; it printed:\n%s\nstderr:\n%s", sub, wait, r.out, r.err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
