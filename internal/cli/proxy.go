@@ -2,13 +2,16 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
 
 	"github.com/podwatch/podwatch/internal/proxy"
+	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/api"
 )
 
 const proxyUsage = `Usage: podwatch proxy [--listen HOST:PORT] [connection flags as watch]
@@ -28,6 +31,16 @@ Kubernetes Status (503), never a hang. Ctrl-C ends every stream (exit 0).
 --listen defaults to 127.0.0.1:8001. Anyone who reaches the address acts
 with the kubeconfig's credentials, so an address that is not loopback is
 refused unless --accept-remote is given (it then warns).
+
+--trace (and --trace-file, --trace-format json, --trace-html) narrates every
+client's requests as 'watch --trace' narrates podwatch's own: each request's
+parameters explained, responses, reads, HTTP/2 frames, events in every
+format, each step naming its client (a User-Agent from one remote host; one
+lane each in the HTML timeline). It cannot see a client's reflector, so it
+tells what the requests reveal: a relist (a list or watch list after a
+watch) and the resourceVersion it asks, a resume (a watch again from a
+resourceVersion), the time between watch lists, and a backoff (the gap
+after a failed request).
 `
 
 // proxyFlags are the flags of proxy.
@@ -36,6 +49,7 @@ type proxyFlags struct {
 	listen       string
 	acceptRemote bool
 	verbosity    int
+	trace        traceFlags
 }
 
 func (e Env) proxyCmd(ctx context.Context, args []string) error {
@@ -45,12 +59,17 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	c.fs.StringVar(&f.listen, "listen", "127.0.0.1:8001", "the `address` to listen on (port 0: any free port)")
 	c.fs.BoolVar(&f.acceptRemote, "accept-remote", false, "allow a --listen address that is not loopback (anyone reaching it acts with your credentials)")
 	c.fs.IntVar(&f.verbosity, "v", 0, "log `level`: 6 each request the proxy could not forward")
+	f.trace.register(c)
+	f.trace.proxy = true
 	pos, err := c.parse(e.Stdout, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
 		return usagef(c.name, "unexpected argument %q", pos[0])
+	}
+	if err := f.trace.check(c); err != nil {
+		return err
 	}
 	log := newLogger(e.Stderr, f.verbosity)
 	if err := checkListen(c, f.listen, f.acceptRemote, log); err != nil {
@@ -60,21 +79,37 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	client, err := rest.NewClient(cfg)
+	tr, closeTrace, err := f.trace.openTrace(e, log)
 	if err != nil {
 		return err
 	}
+	// The trace sits in the upstream transport, beneath the credentials it
+	// masks, as in watch; each client's layer names the client to it.
+	trace.NewInstrument[*api.Pod](tr).Configure(&cfg)
+	client, err := rest.NewClient(cfg)
+	if err != nil {
+		return errors.Join(err, closeTrace())
+	}
 	defer client.CloseIdleConnections()
+	if tr != nil {
+		tr.Begin(client.Host().Redacted(), "every client's requests, forwarded by podwatch proxy")
+	}
 	p := proxy.New(proxy.Options{
 		Upstream:  client.Host(),
 		Transport: client.RoundTripper(),
+		ForClient: func(cl proxy.Client, next http.RoundTripper) http.RoundTripper {
+			if tr == nil {
+				return next
+			}
+			return namedClient{name: cl.String(), next: next}
+		},
 		ErrorLog: func(cl proxy.Client, r *http.Request, err error) {
 			log.printf("podwatch: proxy: %s %s for %s: %s", r.Method, r.URL.Path, cl, oneLine(err.Error()))
 		},
 	})
 	srv, err := startFixtureServer(f.listen, p, false)
 	if err != nil {
-		return fmt.Errorf("proxy: %w", err)
+		return errors.Join(fmt.Errorf("proxy: %w", err), closeTrace())
 	}
 	log.printf("podwatch: proxying %s to %s", srv.url(), client.Host().Redacted())
 	<-ctx.Done()
@@ -82,7 +117,17 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	// context and so its request upstream; close waits for every handler.
 	srv.close()
 	p.Wait()
-	return nil
+	return closeTrace()
+}
+
+// namedClient tells the trace whose requests go through it.
+type namedClient struct {
+	name string
+	next http.RoundTripper
+}
+
+func (n namedClient) RoundTrip(req *http.Request) (*http.Response, error) {
+	return n.next.RoundTrip(req.WithContext(trace.WithClient(req.Context(), n.name)))
 }
 
 // checkListen refuses an address others can reach unless acceptRemote, and

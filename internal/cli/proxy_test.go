@@ -70,14 +70,8 @@ func TestProxyCommandForwardsAndStops(t *testing.T) {
 		close(watching)
 		<-r.Context().Done() // a watch that never ends by itself
 	}))
-	up.EnableHTTP2 = true
-	up.StartTLS()
-	defer up.Close()
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: up.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	p := startProxyCmd(t, "--server", up.URL, "--certificate-authority", ca, "--token", token, "--listen", "127.0.0.1:0")
+	server, ca := startTLSUpstream(t, up)
+	p := startProxyCmd(t, "--server", server, "--certificate-authority", ca, "--token", token, "--listen", "127.0.0.1:0")
 	req, _ := http.NewRequest(http.MethodGet, p.url+"/api/v1/pods?watch=true", nil)
 	req.Header.Set("Authorization", "Bearer client-token")
 	resp, err := http.DefaultClient.Do(req)
@@ -131,4 +125,18 @@ func TestProxyListenRefusesRemote(t *testing.T) {
 			t.Errorf("%s: %v, want it allowed", local, err)
 		}
 	}
+}
+
+// startTLSUpstream starts up over TLS with HTTP/2 and returns its URL and
+// the file of the CA to trust it with.
+func startTLSUpstream(t *testing.T, up *httptest.Server) (string, string) {
+	t.Helper()
+	up.EnableHTTP2 = true
+	up.StartTLS()
+	t.Cleanup(up.Close)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: up.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return up.URL, ca
 }
