@@ -41,6 +41,12 @@ tells what the requests reveal: a relist (a list or watch list after a
 watch) and the resourceVersion it asks, a resume (a watch again from a
 resourceVersion), the time between watch lists, and a backoff (the gap
 after a failed request).
+
+--record DIR keeps each client's exchanges as a fixture,
+DIR/<client>/recording.json (client: its host and User-Agent), written
+atomically when the proxy stops; 'podwatch serve DIR/<client>' replays it
+to that client. --record-filter /api/v1/pods keeps only those paths.
+No credential reaches a recording.
 `
 
 // proxyFlags are the flags of proxy.
@@ -50,6 +56,8 @@ type proxyFlags struct {
 	acceptRemote bool
 	verbosity    int
 	trace        traceFlags
+	record       string
+	recordFilter stringList
 }
 
 func (e Env) proxyCmd(ctx context.Context, args []string) error {
@@ -61,6 +69,8 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	c.fs.IntVar(&f.verbosity, "v", 0, "log `level`: 6 each request the proxy could not forward")
 	f.trace.register(c)
 	f.trace.proxy = true
+	c.fs.StringVar(&f.record, "record", "", "record each client's exchanges as a fixture, `DIR`/<client>/recording.json, written when the proxy stops")
+	c.fs.Var(&f.recordFilter, "record-filter", "with --record: record only requests whose path is this `prefix` or under it, such as /api/v1/pods (repeatable)")
 	pos, err := c.parse(e.Stdout, args)
 	if err != nil {
 		return err
@@ -70,6 +80,9 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	}
 	if err := f.trace.check(c); err != nil {
 		return err
+	}
+	if len(f.recordFilter) > 0 && f.record == "" {
+		return usagef(c.name, "--record-filter applies to --record")
 	}
 	log := newLogger(e.Stderr, f.verbosity)
 	if err := checkListen(c, f.listen, f.acceptRemote, log); err != nil {
@@ -94,14 +107,21 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	if tr != nil {
 		tr.Begin(client.Host().Redacted(), "every client's requests, forwarded by podwatch proxy")
 	}
+	var rec *proxyRecorder
+	if f.record != "" {
+		rec = &proxyRecorder{dir: f.record, filter: f.recordFilter}
+	}
 	p := proxy.New(proxy.Options{
 		Upstream:  client.Host(),
 		Transport: client.RoundTripper(),
 		ForClient: func(cl proxy.Client, next http.RoundTripper) http.RoundTripper {
-			if tr == nil {
-				return next
+			if rec != nil {
+				next = rec.wrap(cl, next)
 			}
-			return namedClient{name: cl.String(), next: next}
+			if tr != nil {
+				next = namedClient{name: cl.String(), next: next}
+			}
+			return next
 		},
 		ErrorLog: func(cl proxy.Client, r *http.Request, err error) {
 			log.printf("podwatch: proxy: %s %s for %s: %s", r.Method, r.URL.Path, cl, oneLine(err.Error()))
@@ -117,7 +137,11 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	// context and so its request upstream; close waits for every handler.
 	srv.close()
 	p.Wait()
-	return closeTrace()
+	var saveErr error
+	if rec != nil {
+		saveErr = rec.save(log)
+	}
+	return errors.Join(saveErr, closeTrace())
 }
 
 // namedClient tells the trace whose requests go through it.

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/fixture"
 )
 
 // scriptedUpstream answers as an apiserver would for the requests
@@ -129,5 +131,59 @@ func TestProxyTrace(t *testing.T) {
 	wantEvents := []string{"informer-b pod-of-informer-b", "informer-a pod-of-informer-a", "informer-b pod-of-informer-b"}
 	if !slices.Equal(events, wantEvents) {
 		t.Errorf("events told:\n%s\nwant:\n%s", strings.Join(events, "\n"), strings.Join(wantEvents, "\n"))
+	}
+}
+
+// TestProxyRecord: each client's exchanges go to a fixture of its own, only
+// the filtered paths, with no credential, in a form the replay loads.
+func TestProxyRecord(t *testing.T) {
+	isolate(t)
+	const token = "upstream-token-1234"
+	server, ca := startTLSUpstream(t, httptest.NewUnstartedServer(http.HandlerFunc(scriptedUpstream)))
+	dir := t.TempDir()
+	p := startProxyCmd(t, "--server", server, "--certificate-authority", ca, "--token", token,
+		"--listen", "127.0.0.1:0", "--record", dir, "--record-filter", "/api/v1/pods")
+	for _, req := range []struct{ client, path string }{
+		{"informer-a", "/api/v1/pods?limit=500"},
+		{"informer-a", "/api/v1/pods?watch=true&resourceVersion=10"},
+		{"informer-a", "/api/v1/namespaces/default/pods?limit=1"}, // left out by the filter
+		{"informer-b", "/api/v1/pods?watch=true&resourceVersion=10"},
+	} {
+		r, _ := http.NewRequest(http.MethodGet, p.url+req.path, nil)
+		r.Header.Set("User-Agent", req.client)
+		r.Header.Set("Authorization", "Bearer client-token-4242")
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatalf("GET %s: %v", req.path, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if code := p.stop(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.stderr)
+	}
+	for client, want := range map[string][]string{
+		"127.0.0.1_informer-a": {"/api/v1/pods limit=500", "/api/v1/pods resourceVersion=10&watch=true"},
+		"127.0.0.1_informer-b": {"/api/v1/pods resourceVersion=10&watch=true"},
+	} {
+		path := filepath.Join(dir, client, "recording.json")
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", client, err)
+		}
+		if strings.Contains(string(raw), token) || strings.Contains(string(raw), "client-token-4242") {
+			t.Fatalf("a token appears in %s", path)
+		}
+		rec, err := fixture.Load(path)
+		if err != nil {
+			t.Fatalf("load %s: %v", path, err)
+		}
+		var got []string
+		for _, ex := range rec.Exchanges {
+			got = append(got, ex.Request.Path+" "+ex.Request.Query.Encode())
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s recorded %q, want %q", client, got, want)
+		}
 	}
 }
