@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,6 +89,8 @@ func TestProxy(t *testing.T) {
 			outputs = append(outputs, w.stderr())
 		})
 	}
+
+	t.Run("record and replay", func(t *testing.T) { testProxyRecord(t, ctx, c, bin, kubeconfig) })
 
 	// Ctrl-C ends the proxy with status 0.
 	if err := px.cmd.Process.Signal(syscall.SIGINT); err != nil {
@@ -219,4 +222,65 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// testProxyRecord records podwatch's watch through a proxy with --record,
+// and replays the recording to podwatch: the replay must print the same
+// updates, ending on the same state.
+func testProxyRecord(t *testing.T, ctx context.Context, c *cluster.Cluster, bin, kubeconfig string) {
+	const ns = "proxy-record"
+	if err := c.EnsureNamespace(ctx, ns); err != nil {
+		t.Fatalf("EnsureNamespace: %v", err)
+	}
+	dir := t.TempDir()
+	px := startCommand(t, ctx, bin, "proxy", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0",
+		"--record", dir, "--record-filter", "/api/v1/pods")
+	server := proxyURL(t, px)
+	w := startCommand(t, ctx, bin, "watch", "--server", server, "--node", node, "-o", "json", "--max-events", "1", "--mode", "snapshot")
+	w.next(t)
+	rv, err := c.CreatePod(ctx, ns, "recorded", node, nil)
+	if err != nil {
+		t.Fatalf("CreatePod: %v", err)
+	}
+	final := w.next(t).states()
+	if !strings.Contains(strings.Join(final, "\n"), ns+"/recorded rv="+rv) {
+		t.Fatalf("the live run's final state lacks the created pod: %v", final)
+	}
+	if err := w.waitExit(t); err != nil {
+		t.Fatalf("podwatch watch: %v\n%s", err, w.stderr())
+	}
+	if err := px.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatalf("interrupt the proxy: %v", err)
+	}
+	if err := px.waitExit(t); err != nil {
+		t.Fatalf("proxy after Ctrl-C: %v\n%s", err, px.stderr())
+	}
+	recs, err := filepath.Glob(filepath.Join(dir, "*", "recording.json"))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("recordings %v (%v), want one, podwatch's\n%s", recs, err, px.stderr())
+	}
+	raw, err := os.ReadFile(recs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), c.NodeToken) {
+		t.Fatalf("the proxy's token appears in %s", recs[0])
+	}
+	// Snapshot mode prints the whole pod set each time, so the last line
+	// is the final state however the replay groups the changes.
+	r := startCommand(t, ctx, bin, "watch", "--replay", filepath.Dir(recs[0]), "--speed", "0", "--node", node, "-o", "json", "--mode", "snapshot")
+	if err := r.waitExit(t); err != nil {
+		t.Fatalf("podwatch watch --replay: %v\n%s", err, r.stderr())
+	}
+	replayed := r.rest()
+	if len(replayed) == 0 {
+		t.Fatalf("the replay printed nothing\n%s", r.stderr())
+	}
+	var last printedUpdate
+	if err := json.Unmarshal([]byte(replayed[len(replayed)-1]), &last); err != nil {
+		t.Fatalf("last line %q: %v", replayed[len(replayed)-1], err)
+	}
+	if diff := cmp.Diff(final, last.states()); diff != "" {
+		t.Fatalf("the replay's final state differs from the live run's (-live +replayed):\n%s", diff)
+	}
 }

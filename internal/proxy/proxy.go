@@ -153,6 +153,11 @@ func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 	// The client's credential is for the proxy, if anyone; upstream the
 	// proxy's own credential is sent (the transport sets it).
 	pr.Out.Header.Del("Authorization")
+	// The upstream transport asks for gzip itself and hands on the bytes
+	// decoded, so that what the trace and the recorder read (and what the
+	// client gets) are the events as sent; a client's own Accept-Encoding
+	// would pass the compressed bytes through unread.
+	pr.Out.Header.Del("Accept-Encoding")
 }
 
 func (p *Proxy) roundTrip(req *http.Request) (*http.Response, error) {

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -265,5 +266,43 @@ func TestClientsToldApart(t *testing.T) {
 	}
 	if n := len(p.Clients()); n != 3 {
 		t.Fatalf("%d clients, want 3", n)
+	}
+}
+
+// TestBodiesDecoded: a client asking for gzip gets the body decoded, so
+// that the layers of ForClient (trace, recorder) read the events as sent.
+func TestBodiesDecoded(t *testing.T) {
+	const body = `{"kind":"PodList","items":[]}`
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			io.WriteString(w, body)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		io.WriteString(zw, body)
+		zw.Close()
+	}))
+	defer up.Close()
+	seen := make(chan string, 1)
+	_, srv := startProxy(t, up.URL, "", Options{ForClient: func(c Client, next http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			resp, err := next.RoundTrip(r)
+			if err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				seen <- string(b)
+				resp.Body = io.NopCloser(strings.NewReader(string(b)))
+			}
+			return resp, err
+		})
+	}})
+	resp := get(t, context.Background(), srv.URL+"/api/v1/pods", http.Header{"Accept-Encoding": {"gzip"}})
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.Header.Get("Content-Encoding") != "" || string(got) != body {
+		t.Fatalf("client got %q with Content-Encoding %q, want the body decoded", got, resp.Header.Get("Content-Encoding"))
+	}
+	if b := <-seen; b != body {
+		t.Fatalf("the client's layers read %q, want the body decoded", b)
 	}
 }
