@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/podwatch/podwatch/internal/proxy"
@@ -47,6 +50,10 @@ DIR/<client>/recording.json (client: its host and User-Agent), written
 atomically when the proxy stops; 'podwatch serve DIR/<client>' replays it
 to that client. --record-filter /api/v1/pods keeps only those paths.
 No credential reaches a recording.
+
+--tls serves HTTPS, HTTP/2 included, with a certificate made for the run
+(--ca-out FILE saves it); --kubeconfig-out FILE writes a kubeconfig a client
+can use at once (kubectl --kubeconfig FILE get pods).
 `
 
 // proxyFlags are the flags of proxy.
@@ -58,6 +65,9 @@ type proxyFlags struct {
 	trace        traceFlags
 	record       string
 	recordFilter stringList
+	tls          bool
+	caOut        string
+	kubeconfig   string // --kubeconfig-out
 }
 
 func (e Env) proxyCmd(ctx context.Context, args []string) error {
@@ -70,6 +80,9 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	f.trace.register(c)
 	f.trace.proxy = true
 	c.fs.StringVar(&f.record, "record", "", "record each client's exchanges as a fixture, `DIR`/<client>/recording.json, written when the proxy stops")
+	c.fs.BoolVar(&f.tls, "tls", false, "serve HTTPS (HTTP/2 and HTTP/1.1) with a certificate made for the run")
+	c.fs.StringVar(&f.caOut, "ca-out", "", "with --tls: write the certificate to trust (the run's CA) to this `file`")
+	c.fs.StringVar(&f.kubeconfig, "kubeconfig-out", "", "write a kubeconfig for clients of the proxy to this `file` (no credential in it: the proxy adds its own)")
 	c.fs.Var(&f.recordFilter, "record-filter", "with --record: record only requests whose path is this `prefix` or under it, such as /api/v1/pods (repeatable)")
 	pos, err := c.parse(e.Stdout, args)
 	if err != nil {
@@ -83,6 +96,9 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	}
 	if len(f.recordFilter) > 0 && f.record == "" {
 		return usagef(c.name, "--record-filter applies to --record")
+	}
+	if f.caOut != "" && !f.tls {
+		return usagef(c.name, "--ca-out applies to --tls")
 	}
 	log := newLogger(e.Stderr, f.verbosity)
 	if err := checkListen(c, f.listen, f.acceptRemote, log); err != nil {
@@ -127,9 +143,13 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 			log.printf("podwatch: proxy: %s %s for %s: %s", r.Method, r.URL.Path, cl, oneLine(err.Error()))
 		},
 	})
-	srv, err := startFixtureServer(f.listen, p, false)
+	srv, err := startFixtureServer(f.listen, p, f.tls)
 	if err != nil {
 		return errors.Join(fmt.Errorf("proxy: %w", err), closeTrace())
+	}
+	if err := f.writeClientFiles(srv, log); err != nil {
+		srv.close()
+		return errors.Join(err, closeTrace())
 	}
 	log.printf("podwatch: proxying %s to %s", srv.url(), client.Host().Redacted())
 	<-ctx.Done()
@@ -143,6 +163,49 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	}
 	return errors.Join(saveErr, closeTrace())
 }
+
+// writeClientFiles writes what a client needs to reach the proxy: the CA
+// of its certificate (--ca-out) and a kubeconfig (--kubeconfig-out), with
+// no credential (a placeholder token): the proxy sends its own upstream.
+func (f *proxyFlags) writeClientFiles(srv *fixtureServer, log *logger) error {
+	if f.caOut != "" {
+		if err := os.WriteFile(f.caOut, srv.caPEM, 0o644); err != nil {
+			return fmt.Errorf("proxy: --ca-out: %w", err)
+		}
+		log.printf("podwatch: the proxy's certificate is in %s", f.caOut)
+	}
+	if f.kubeconfig == "" {
+		return nil
+	}
+	cluster := map[string]any{"server": srv.url()}
+	if srv.caPEM != nil {
+		cluster["certificate-authority-data"] = base64.StdEncoding.EncodeToString(srv.caPEM)
+	}
+	cfg := map[string]any{
+		"apiVersion":      "v1",
+		"kind":            "Config",
+		"current-context": "podwatch-proxy",
+		"clusters":        []any{map[string]any{"name": "podwatch-proxy", "cluster": cluster}},
+		// A placeholder token, not a credential: with none kubectl asks
+		// for a password over https. The proxy drops it, as it drops any
+		// client's Authorization.
+		"users": []any{map[string]any{"name": "podwatch-proxy", "user": map[string]any{"token": proxyPlaceholderToken}}},
+		"contexts": []any{map[string]any{"name": "podwatch-proxy",
+			"context": map[string]any{"cluster": "podwatch-proxy", "user": "podwatch-proxy"}}},
+	}
+	data, err := json.MarshalIndent(cfg, "", "  ") // JSON is YAML: every kubeconfig reader takes it
+	if err != nil {
+		return fmt.Errorf("proxy: --kubeconfig-out: %w", err)
+	}
+	if err := os.WriteFile(f.kubeconfig, append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("proxy: --kubeconfig-out: %w", err)
+	}
+	log.printf("podwatch: a kubeconfig for the proxy's clients is in %s", f.kubeconfig)
+	return nil
+}
+
+// proxyPlaceholderToken is the token of --kubeconfig-out's user.
+const proxyPlaceholderToken = "podwatch-proxy-sends-its-own-credentials"
 
 // namedClient tells the trace whose requests go through it.
 type namedClient struct {

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/pem"
 	"io"
 	"net/http"
@@ -12,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/kubeconfig"
+	"github.com/podwatch/podwatch/rest"
 )
 
 // runningProxy is a podwatch proxy running in this process.
@@ -139,4 +144,59 @@ func startTLSUpstream(t *testing.T, up *httptest.Server) (string, string) {
 		t.Fatal(err)
 	}
 	return up.URL, ca
+}
+
+// TestProxyTLS: with --tls the proxy serves HTTP/2 over TLS with a
+// certificate made for the run; the CA of --ca-out verifies it, and the
+// kubeconfig of --kubeconfig-out is enough for podwatch's own watch.
+func TestProxyTLS(t *testing.T) {
+	isolate(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[]}`)
+	}))
+	defer up.Close()
+	dir := t.TempDir()
+	ca, kc := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "kubeconfig")
+	p := startProxyCmd(t, "--server", up.URL, "--listen", "127.0.0.1:0", "--tls", "--ca-out", ca, "--kubeconfig-out", kc)
+	if !strings.HasPrefix(p.url, "https://") {
+		t.Fatalf("--tls proxy at %s, want https", p.url)
+	}
+	caPEM, err := os.ReadFile(ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		t.Fatalf("--ca-out wrote no certificate: %q", caPEM)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
+	resp, err := client.Get(p.url + "/api/v1/pods")
+	if err != nil {
+		t.Fatalf("GET through the TLS proxy, trusting --ca-out: %v", err)
+	}
+	resp.Body.Close()
+	if resp.ProtoMajor != 2 || resp.StatusCode != http.StatusOK {
+		t.Fatalf("got %s %s, want 200 over HTTP/2", resp.Proto, resp.Status)
+	}
+	// The kubeconfig alone reaches the cluster through the proxy, as
+	// podwatch reads kubeconfigs (kubectl's use is in internal/e2e).
+	cc, err := kubeconfig.New(kubeconfig.DefaultRules(kc), kubeconfig.Options{})
+	if err != nil {
+		t.Fatalf("read --kubeconfig-out: %v", err)
+	}
+	cfg, err := cc.RESTConfig()
+	if err != nil {
+		t.Fatalf("--kubeconfig-out: %v", err)
+	}
+	rc, err := rest.NewClient(cfg)
+	if err != nil {
+		t.Fatalf("rest.NewClient: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	body, err := rc.Get().AbsPath("/api/v1/pods").Do(ctx)
+	if err != nil || !strings.Contains(string(body), "PodList") {
+		t.Fatalf("list through --kubeconfig-out: %q, %v", body, err)
+	}
 }

@@ -91,6 +91,22 @@ func TestProxy(t *testing.T) {
 	}
 
 	t.Run("record and replay", func(t *testing.T) { testProxyRecord(t, ctx, c, bin, kubeconfig) })
+	t.Run("kubectl through --tls with --kubeconfig-out", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "proxy-kubeconfig")
+		tp := startCommand(t, ctx, bin, "proxy", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0", "--tls", "--kubeconfig-out", out)
+		if u := proxyURL(t, tp); !strings.HasPrefix(u, "https://") {
+			t.Fatalf("--tls proxy at %s", u)
+		}
+		got := runKubectl(t, ctx, kubectl, dir, "--kubeconfig", out, "get", "pods", "-n", ns, "-o", "name")
+		if !strings.Contains(got, "pod/first") {
+			t.Fatalf("kubectl --kubeconfig %s get pods printed %q, want pod/first", out, got)
+		}
+		tp.cmd.Process.Signal(syscall.SIGINT)
+		if err := tp.waitExit(t); err != nil {
+			t.Fatalf("TLS proxy after Ctrl-C: %v\n%s", err, tp.stderr())
+		}
+		outputs = append(outputs, tp.stderr(), got)
+	})
 
 	// Ctrl-C ends the proxy with status 0.
 	if err := px.cmd.Process.Signal(syscall.SIGINT); err != nil {
