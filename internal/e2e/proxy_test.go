@@ -39,7 +39,9 @@ func TestProxy(t *testing.T) {
 	if err := os.WriteFile(kubeconfig, c.Kubeconfig(c.NodeToken), 0o600); err != nil {
 		t.Fatalf("write kubeconfig: %v", err)
 	}
-	px := startCommand(t, ctx, bin, "proxy", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0")
+	traceFile := filepath.Join(dir, "proxy-trace.jsonl")
+	px := startCommand(t, ctx, bin, "proxy", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0",
+		"--trace-file", traceFile, "--trace-format", "json")
 	server := proxyURL(t, px)
 	kubectl := kubectlBin(t, ctx)
 	var outputs []string // everything every client and the proxy printed
@@ -117,6 +119,12 @@ func TestProxy(t *testing.T) {
 	}
 	outputs = append(outputs, px.stderr())
 	outputs = append(outputs, px.rest()...)
+	traced, err := os.ReadFile(traceFile)
+	if err != nil {
+		t.Fatalf("the proxy's trace: %v", err)
+	}
+	outputs = append(outputs, string(traced))
+	checkProxyTrace(t, traced)
 	for _, out := range outputs {
 		if strings.Contains(out, c.NodeToken) {
 			t.Fatalf("the proxy's token appears in an output:\n%s", out)
@@ -298,5 +306,43 @@ func testProxyRecord(t *testing.T, ctx context.Context, c *cluster.Cluster, bin,
 	}
 	if diff := cmp.Diff(final, last.states()); diff != "" {
 		t.Fatalf("the replay's final state differs from the live run's (-live +replayed):\n%s", diff)
+	}
+}
+
+// checkProxyTrace reads the proxy's JSON trace: kubectl's discovery and
+// watch, and podwatch's watch lists and their events, each named as its
+// client's.
+func checkProxyTrace(t *testing.T, traced []byte) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, line := range bytes.Split(bytes.TrimSpace(traced), []byte("\n")) {
+		var st struct {
+			Kind    string `json:"kind"`
+			Client  string `json:"client"`
+			Request *struct {
+				Path string `json:"path"`
+				Type string `json:"type"`
+			} `json:"request"`
+			Event *struct {
+				Type string `json:"type"`
+			} `json:"event"`
+		}
+		if err := json.Unmarshal(line, &st); err != nil {
+			t.Fatalf("trace line %q: %v", line, err)
+		}
+		client, _, _ := strings.Cut(st.Client, "/")
+		switch {
+		case st.Request != nil && st.Request.Path == "/api":
+			seen[client+" discovery"] = true
+		case st.Request != nil:
+			seen[client+" "+st.Request.Type] = true
+		case st.Event != nil:
+			seen[client+" event"] = true
+		}
+	}
+	for _, want := range []string{"kubectl discovery", "kubectl list", "kubectl watch", "kubectl event", "podwatch watch-list", "podwatch event"} {
+		if !seen[want] {
+			t.Errorf("the proxy's trace shows no %s; it shows %v", want, seen)
+		}
 	}
 }
