@@ -92,7 +92,7 @@ func TestProxy(t *testing.T) {
 		})
 	}
 
-	t.Run("record and replay", func(t *testing.T) { testProxyRecord(t, ctx, c, bin, kubeconfig) })
+	t.Run("record and replay", func(t *testing.T) { testProxyRecord(t, ctx, c, bin, kubeconfig, kubectl) })
 	t.Run("kubectl through --tls with --kubeconfig-out", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "proxy-kubeconfig")
 		tp := startCommand(t, ctx, bin, "proxy", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0", "--tls", "--kubeconfig-out", out)
@@ -132,24 +132,32 @@ func TestProxy(t *testing.T) {
 	}
 }
 
-var proxyLine = regexp.MustCompile(`proxying (https?://\S+) to`)
+var (
+	proxyLine = regexp.MustCompile(`proxying (https?://\S+) to`)
+	serveLine = regexp.MustCompile(` on (https?://\S+)`)
+)
 
 // proxyURL waits for the proxy's first line and returns the address it
 // listens on.
-func proxyURL(t *testing.T, p *process) string {
+func proxyURL(t *testing.T, p *process) string { return listenURL(t, p, proxyLine) }
+
+// servedURL is proxyURL for podwatch serve.
+func servedURL(t *testing.T, p *process) string { return listenURL(t, p, serveLine) }
+
+func listenURL(t *testing.T, p *process, line *regexp.Regexp) string {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
-		if m := proxyLine.FindStringSubmatch(p.stderr()); m != nil {
+		if m := line.FindStringSubmatch(p.stderr()); m != nil {
 			return m[1]
 		}
 		select {
 		case <-p.exited:
-			t.Fatalf("the proxy exited: %v\n%s", p.err, p.stderr())
+			t.Fatalf("podwatch exited: %v\n%s", p.err, p.stderr())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	t.Fatalf("the proxy did not say where it listens within %s:\n%s", wait, p.stderr())
+	t.Fatalf("podwatch did not say where it listens within %s:\n%s", wait, p.stderr())
 	return ""
 }
 
@@ -197,9 +205,10 @@ func runKubectl(t *testing.T, ctx context.Context, kubectl, home string, args ..
 	return string(out)
 }
 
-// kubectlRun is a kubectl running until the test ends.
+// kubectlRun is a kubectl running until the test ends, or stop.
 type kubectlRun struct {
 	out, err *lockedBuffer
+	stop     func() // safe twice
 }
 
 func startKubectl(t *testing.T, ctx context.Context, kubectl, home string, args ...string) *kubectlRun {
@@ -212,10 +221,9 @@ func startKubectl(t *testing.T, ctx context.Context, kubectl, home string, args 
 		cancel()
 		t.Fatalf("start kubectl: %v", err)
 	}
-	t.Cleanup(func() {
-		cancel()
-		cmd.Wait()
-	})
+	var once sync.Once
+	r.stop = func() { once.Do(func() { cancel(); cmd.Wait() }) }
+	t.Cleanup(r.stop)
 	return r
 }
 
@@ -248,17 +256,17 @@ func (b *lockedBuffer) String() string {
 	return b.b.String()
 }
 
-// testProxyRecord records podwatch's watch through a proxy with --record,
-// and replays the recording to podwatch: the replay must print the same
-// updates, ending on the same state.
-func testProxyRecord(t *testing.T, ctx context.Context, c *cluster.Cluster, bin, kubeconfig string) {
+// testProxyRecord records podwatch's watch and kubectl's through a proxy
+// with --record, and replays each recording to the client that made it:
+// podwatch must end on the same state, kubectl print the same pods.
+func testProxyRecord(t *testing.T, ctx context.Context, c *cluster.Cluster, bin, kubeconfig, kubectl string) {
 	const ns = "proxy-record"
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("EnsureNamespace: %v", err)
 	}
 	dir := t.TempDir()
 	px := startCommand(t, ctx, bin, "proxy", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0",
-		"--record", dir, "--record-filter", "/api/v1/pods")
+		"--record", dir, "--record-filter", "/api/v1/pods", "--record-filter", "/api/v1/namespaces/"+ns+"/pods")
 	server := proxyURL(t, px)
 	w := startCommand(t, ctx, bin, "watch", "--server", server, "--node", node, "-o", "json", "--max-events", "1", "--mode", "snapshot")
 	w.next(t)
@@ -273,16 +281,36 @@ func testProxyRecord(t *testing.T, ctx context.Context, c *cluster.Cluster, bin,
 	if err := w.waitExit(t); err != nil {
 		t.Fatalf("podwatch watch: %v\n%s", err, w.stderr())
 	}
+	home := t.TempDir()
+	watchArgs := []string{"get", "pods", "-n", ns, "--watch", "-o", "json"}
+	kw := startKubectl(t, ctx, kubectl, home, append(watchArgs, "--server", server)...)
+	kw.waitFor(t, `"name": "recorded"`)
+	if _, err := c.CreatePod(ctx, ns, "recorded-2", node, nil); err != nil {
+		t.Fatalf("CreatePod: %v", err)
+	}
+	kw.waitFor(t, `"name": "recorded-2"`)
+	kw.stop()
 	if err := px.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatalf("interrupt the proxy: %v", err)
 	}
 	if err := px.waitExit(t); err != nil {
 		t.Fatalf("proxy after Ctrl-C: %v\n%s", err, px.stderr())
 	}
-	recs, err := filepath.Glob(filepath.Join(dir, "*", "recording.json"))
+	kubectlRec := filepath.Join(dir, "*kubectl*", "recording.json")
+	recs, err := filepath.Glob(filepath.Join(dir, "*podwatch*", "recording.json"))
 	if err != nil || len(recs) != 1 {
-		t.Fatalf("recordings %v (%v), want one, podwatch's\n%s", recs, err, px.stderr())
+		t.Fatalf("recordings %v (%v), want one of podwatch's\n%s", recs, err, px.stderr())
 	}
+	t.Run("kubectl's replayed to kubectl", func(t *testing.T) {
+		krecs, err := filepath.Glob(kubectlRec)
+		if err != nil || len(krecs) != 1 {
+			t.Fatalf("recordings %v (%v), want one of kubectl's", krecs, err)
+		}
+		sv := startCommand(t, ctx, bin, "serve", filepath.Dir(krecs[0]), "--addr", "127.0.0.1:0")
+		replay := startKubectl(t, ctx, kubectl, t.TempDir(), append(watchArgs, "--server", servedURL(t, sv))...)
+		replay.waitFor(t, `"name": "recorded"`)
+		replay.waitFor(t, `"name": "recorded-2"`)
+	})
 	raw, err := os.ReadFile(recs[0])
 	if err != nil {
 		t.Fatal(err)
