@@ -60,9 +60,9 @@ func TestProxyTrace(t *testing.T) {
 	isolate(t)
 	const token = "upstream-token-0815"
 	server, ca := startTLSUpstream(t, httptest.NewUnstartedServer(http.HandlerFunc(scriptedUpstream)))
-	file := filepath.Join(t.TempDir(), "trace.jsonl")
+	file, page := filepath.Join(t.TempDir(), "trace.jsonl"), filepath.Join(t.TempDir(), "trace.html")
 	p := startProxyCmd(t, "--server", server, "--certificate-authority", ca, "--token", token,
-		"--listen", "127.0.0.1:0", "--trace-file", file, "--trace-format", "json")
+		"--listen", "127.0.0.1:0", "--trace-file", file, "--trace-format", "json", "--trace-html", page)
 	send := func(client, query string) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodGet, p.url+"/api/v1/pods?"+query, nil)
@@ -127,6 +127,18 @@ func TestProxyTrace(t *testing.T) {
 	}
 	if !slices.Equal(decisions, wantDecisions) {
 		t.Errorf("decisions told:\n%s\nwant:\n%s", strings.Join(decisions, "\n"), strings.Join(wantDecisions, "\n"))
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Clients, one lane each", "c1: informer-b from 127.0.0.1", "c2: informer-a from 127.0.0.1"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the HTML page lacks %q", want)
+		}
+	}
+	if strings.Contains(string(html), token) {
+		t.Errorf("the token appears in the HTML page")
 	}
 	wantEvents := []string{"informer-b pod-of-informer-b", "informer-a pod-of-informer-a", "informer-b pod-of-informer-b"}
 	if !slices.Equal(events, wantEvents) {

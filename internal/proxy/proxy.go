@@ -113,11 +113,15 @@ type stream struct {
 	written atomic.Int64 // to the client
 }
 
+// buffered notes what s holds now, read from the server and not yet
+// written to its client, in the proxy's maximum.
 func (s *stream) buffered() {
-	if d := s.read.Load() - s.written.Load(); d > s.p.maxBuffered.Load() {
-		// A race between streams may lose a larger value for a moment; the
-		// next read of that stream sets it again.
-		s.p.maxBuffered.Store(d)
+	d := s.read.Load() - s.written.Load()
+	for {
+		m := s.p.maxBuffered.Load()
+		if d <= m || s.p.maxBuffered.CompareAndSwap(m, d) {
+			return
+		}
 	}
 }
 
