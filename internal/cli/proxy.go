@@ -76,7 +76,7 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	f.conn.register(c)
 	c.fs.StringVar(&f.listen, "listen", "127.0.0.1:8001", "the `address` to listen on (port 0: any free port)")
 	c.fs.BoolVar(&f.acceptRemote, "accept-remote", false, "allow a --listen address that is not loopback (anyone reaching it acts with your credentials)")
-	c.fs.IntVar(&f.verbosity, "v", 0, "log `level`: 6 each request the proxy could not forward")
+	c.fs.IntVar(&f.verbosity, "v", 0, "log `level`: 6 each request with its status and time (requests that cannot be forwarded are always logged)")
 	f.trace.register(c)
 	f.trace.proxy = true
 	c.fs.StringVar(&f.record, "record", "", "record each client's exchanges as a fixture, `DIR`/<client>/recording.json, written when the proxy stops")
@@ -143,7 +143,11 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 			log.printf("podwatch: proxy: %s %s for %s: %s", r.Method, r.URL.Path, cl, oneLine(err.Error()))
 		},
 	})
-	srv, err := startFixtureServer(f.listen, p, f.tls)
+	var h http.Handler = p
+	if log.V(verboseRequests) {
+		h = logRequests(log, h)
+	}
+	srv, err := startFixtureServer(f.listen, h, f.tls)
 	if err != nil {
 		return errors.Join(fmt.Errorf("proxy: %w", err), closeTrace())
 	}

@@ -158,7 +158,7 @@ func TestProxyTLS(t *testing.T) {
 	defer up.Close()
 	dir := t.TempDir()
 	ca, kc := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "kubeconfig")
-	p := startProxyCmd(t, "--server", up.URL, "--listen", "127.0.0.1:0", "--tls", "--ca-out", ca, "--kubeconfig-out", kc)
+	p := startProxyCmd(t, "--server", up.URL, "--listen", "127.0.0.1:0", "--tls", "--ca-out", ca, "--kubeconfig-out", kc, "-v", "6")
 	if !strings.HasPrefix(p.url, "https://") {
 		t.Fatalf("--tls proxy at %s, want https", p.url)
 	}
@@ -178,6 +178,9 @@ func TestProxyTLS(t *testing.T) {
 	resp.Body.Close()
 	if resp.ProtoMajor != 2 || resp.StatusCode != http.StatusOK {
 		t.Fatalf("got %s %s, want 200 over HTTP/2", resp.Proto, resp.Status)
+	}
+	if err := p.stderr.waitFor("GET /api/v1/pods 200 OK"); err != nil {
+		t.Fatalf("-v 6 logs no request: %v", err)
 	}
 	// The kubeconfig alone reaches the cluster through the proxy, as
 	// podwatch reads kubeconfigs (kubectl's use is in internal/e2e).

@@ -75,7 +75,7 @@ func TestKubeletThroughProxy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create web-2: %v", err)
 	}
-	waitAll("web-2", func(p podSet) bool { return p["shop/web-2"] == mustRV(t, rv2) })
+	waitAll("web-2", func(p podSet) bool { return p["shop/web-2"] == proxyTestRV(t, rv2) })
 
 	// A compaction the apiserver's new watch cache starts after: every
 	// watch's resourceVersion is then too old, and client-go relists.
@@ -89,7 +89,7 @@ func TestKubeletThroughProxy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create web-3: %v", err)
 	}
-	waitAll("web-3 after the restart", func(p podSet) bool { return p["shop/web-3"] == mustRV(t, rv3) })
+	waitAll("web-3 after the restart", func(p podSet) bool { return p["shop/web-3"] == proxyTestRV(t, rv3) })
 	final := map[string]podSet{}
 	for name, log := range logs {
 		pushes, _ := log.snapshot()
@@ -118,7 +118,7 @@ func TestKubeletThroughProxy(t *testing.T) {
 	}
 }
 
-func mustRV(t *testing.T, rv string) int64 {
+func proxyTestRV(t *testing.T, rv string) int64 {
 	t.Helper()
 	n, err := parseRV(rv)
 	if err != nil {

@@ -207,14 +207,14 @@ func runKubectl(t *testing.T, ctx context.Context, kubectl, home string, args ..
 
 // kubectlRun is a kubectl running until the test ends, or stop.
 type kubectlRun struct {
-	out, err *lockedBuffer
+	out, err *kubectlOutput
 	stop     func() // safe twice
 }
 
 func startKubectl(t *testing.T, ctx context.Context, kubectl, home string, args ...string) *kubectlRun {
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
-	r := &kubectlRun{out: &lockedBuffer{}, err: &lockedBuffer{}}
+	r := &kubectlRun{out: &kubectlOutput{}, err: &kubectlOutput{}}
 	cmd := kubectlCmd(ctx, kubectl, home, args...)
 	cmd.Stdout, cmd.Stderr = r.out, r.err
 	if err := cmd.Start(); err != nil {
@@ -239,18 +239,18 @@ func (r *kubectlRun) waitFor(t *testing.T, sub string) {
 	}
 }
 
-type lockedBuffer struct {
+type kubectlOutput struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+func (b *kubectlOutput) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+func (b *kubectlOutput) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
