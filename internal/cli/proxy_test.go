@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -201,5 +203,53 @@ func TestProxyTLS(t *testing.T) {
 	body, err := rc.Get().AbsPath("/api/v1/pods").Do(ctx)
 	if err != nil || !strings.Contains(string(body), "PodList") {
 		t.Fatalf("list through --kubeconfig-out: %q, %v", body, err)
+	}
+}
+
+// TestProxyUpgrade: an upgraded connection (kubectl exec, port-forward)
+// goes through a traced, recording proxy both ways.
+func TestProxyUpgrade(t *testing.T) {
+	isolate(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "echo" {
+			http.Error(w, "want an upgrade", http.StatusBadRequest)
+			return
+		}
+		conn, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+		rw.Flush()
+		line, err := rw.ReadString('\n')
+		if err == nil {
+			rw.WriteString("echo: " + line)
+			rw.Flush()
+		}
+	}))
+	defer up.Close()
+	dir := t.TempDir()
+	p := startProxyCmd(t, "--server", up.URL, "--listen", "127.0.0.1:0",
+		"--trace-file", filepath.Join(dir, "trace.txt"), "--record", filepath.Join(dir, "rec"))
+	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(p.url, "http://"), testWait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(testWait))
+	io.WriteString(conn, "GET /api/v1/namespaces/ns/pods/p/exec HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("read the upgrade's answer: %v", err)
+	}
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("status %s, want 101", resp.Status)
+	}
+	io.WriteString(conn, "ping\n")
+	line, err := br.ReadString('\n')
+	if err != nil || line != "echo: ping\n" {
+		t.Fatalf("through the upgraded connection: %q, %v", line, err)
 	}
 }

@@ -76,7 +76,9 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := t.sent(req)
 	resp, err := rt.next.RoundTrip(req.WithContext(context.WithValue(req.Context(), reqKey{}, r.n)))
 	t.answered(r, resp, err)
-	if err == nil && resp.Body != nil {
+	// An upgraded connection's body is the connection itself (kubectl exec
+	// through a proxy): whoever upgraded must get it as it is, writable.
+	if err == nil && resp.Body != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 		resp.Body = &body{rc: resp.Body, t: t, r: r}
 	}
 	return resp, err
