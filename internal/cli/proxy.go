@@ -73,17 +73,7 @@ type proxyFlags struct {
 func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	c := newCommand("proxy", proxyUsage)
 	var f proxyFlags
-	f.conn.register(c)
-	c.fs.StringVar(&f.listen, "listen", "127.0.0.1:8001", "the `address` to listen on (port 0: any free port)")
-	c.fs.BoolVar(&f.acceptRemote, "accept-remote", false, "allow a --listen address that is not loopback (anyone reaching it acts with your credentials)")
-	c.fs.IntVar(&f.verbosity, "v", 0, "log `level`: 6 each request with its status and time (requests that cannot be forwarded are always logged)")
-	f.trace.register(c)
-	f.trace.proxy = true
-	c.fs.StringVar(&f.record, "record", "", "record each client's exchanges as a fixture, `DIR`/<client>/recording.json, written when the proxy stops")
-	c.fs.BoolVar(&f.tls, "tls", false, "serve HTTPS (HTTP/2 and HTTP/1.1) with a certificate made for the run")
-	c.fs.StringVar(&f.caOut, "ca-out", "", "with --tls: write the certificate to trust (the run's CA) to this `file`")
-	c.fs.StringVar(&f.kubeconfig, "kubeconfig-out", "", "write a kubeconfig for clients of the proxy to this `file` (no credential in it: the proxy adds its own)")
-	c.fs.Var(&f.recordFilter, "record-filter", "with --record: record only requests whose path is this `prefix` or under it, such as /api/v1/pods (repeatable)")
+	f.register(c)
 	pos, err := c.parse(e.Stdout, args)
 	if err != nil {
 		return err
@@ -91,14 +81,8 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	if len(pos) > 0 {
 		return usagef(c.name, "unexpected argument %q", pos[0])
 	}
-	if err := f.trace.check(c); err != nil {
+	if err := f.check(c); err != nil {
 		return err
-	}
-	if len(f.recordFilter) > 0 && f.record == "" {
-		return usagef(c.name, "--record-filter applies to --record")
-	}
-	if f.caOut != "" && !f.tls {
-		return usagef(c.name, "--ca-out applies to --tls")
 	}
 	log := newLogger(e.Stderr, f.verbosity)
 	if err := checkListen(c, f.listen, f.acceptRemote, log); err != nil {
@@ -127,7 +111,45 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	if f.record != "" {
 		rec = &proxyRecorder{dir: f.record, filter: f.recordFilter}
 	}
-	p := proxy.New(proxy.Options{
+	err = f.serve(ctx, log, newProxy(client, tr, rec, log))
+	if rec != nil {
+		err = errors.Join(err, rec.save(log))
+	}
+	return errors.Join(err, closeTrace())
+}
+
+func (f *proxyFlags) register(c *command) {
+	fs := c.fs
+	f.conn.register(c)
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8001", "the `address` to listen on (port 0: any free port)")
+	fs.BoolVar(&f.acceptRemote, "accept-remote", false, "allow a --listen address that is not loopback (anyone reaching it acts with your credentials)")
+	fs.IntVar(&f.verbosity, "v", 0, "log `level`: 6 each request with its status and time (requests that cannot be forwarded are always logged)")
+	f.trace.register(c)
+	f.trace.proxy = true
+	fs.StringVar(&f.record, "record", "", "record each client's exchanges as a fixture, `DIR`/<client>/recording.json, written when the proxy stops")
+	fs.Var(&f.recordFilter, "record-filter", "with --record: record only requests whose path is this `prefix` or under it, such as /api/v1/pods (repeatable)")
+	fs.BoolVar(&f.tls, "tls", false, "serve HTTPS (HTTP/2 and HTTP/1.1) with a certificate made for the run")
+	fs.StringVar(&f.caOut, "ca-out", "", "with --tls: write the certificate to trust (the run's CA) to this `file`")
+	fs.StringVar(&f.kubeconfig, "kubeconfig-out", "", "write a kubeconfig for clients of the proxy to this `file` (no credential in it: the proxy adds its own)")
+}
+
+func (f *proxyFlags) check(c *command) error {
+	if err := f.trace.check(c); err != nil {
+		return err
+	}
+	if len(f.recordFilter) > 0 && f.record == "" {
+		return usagef(c.name, "--record-filter applies to --record")
+	}
+	if f.caOut != "" && !f.tls {
+		return usagef(c.name, "--ca-out applies to --tls")
+	}
+	return nil
+}
+
+// newProxy forwards through client, each client of the proxy recorded by
+// rec and named to tr (either may be nil).
+func newProxy(client *rest.Client, tr *trace.Tracer, rec *proxyRecorder, log *logger) *proxy.Proxy {
+	return proxy.New(proxy.Options{
 		Upstream:  client.Host(),
 		Transport: client.RoundTripper(),
 		ForClient: func(cl proxy.Client, next http.RoundTripper) http.RoundTripper {
@@ -143,29 +165,30 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 			log.printf("podwatch: proxy: %s %s for %s: %s", r.Method, r.URL.Path, cl, oneLine(err.Error()))
 		},
 	})
+}
+
+// serve serves p on --listen until ctx ends, then ends every stream and
+// returns once every request has.
+func (f *proxyFlags) serve(ctx context.Context, log *logger, p *proxy.Proxy) error {
 	var h http.Handler = p
 	if log.V(verboseRequests) {
 		h = logRequests(log, h)
 	}
 	srv, err := startFixtureServer(f.listen, h, f.tls)
 	if err != nil {
-		return errors.Join(fmt.Errorf("proxy: %w", err), closeTrace())
+		return fmt.Errorf("proxy: %w", err)
 	}
 	if err := f.writeClientFiles(srv, log); err != nil {
 		srv.close()
-		return errors.Join(err, closeTrace())
+		return err
 	}
-	log.printf("podwatch: proxying %s to %s", srv.url(), client.Host().Redacted())
+	log.printf("podwatch: proxying %s to %s", srv.url(), p.Upstream().Redacted())
 	<-ctx.Done()
 	// Closing the server closes every connection, which ends each request's
 	// context and so its request upstream; close waits for every handler.
 	srv.close()
 	p.Wait()
-	var saveErr error
-	if rec != nil {
-		saveErr = rec.save(log)
-	}
-	return errors.Join(saveErr, closeTrace())
+	return nil
 }
 
 // writeClientFiles writes what a client needs to reach the proxy: the CA

@@ -83,6 +83,12 @@ func New(opts Options) *Proxy {
 	return p
 }
 
+// Upstream returns a copy of the server's base URL.
+func (p *Proxy) Upstream() *url.URL {
+	u := *p.opts.Upstream
+	return &u
+}
+
 // Stats returns the counts so far.
 func (p *Proxy) Stats() Stats {
 	return Stats{FromServer: p.fromServer.Load(), ToClients: p.toClients.Load(), MaxBuffered: p.maxBuffered.Load()}
