@@ -30,6 +30,10 @@ func clientOf(ctx context.Context) string {
 	return c
 }
 
+// maxClientReqs bounds how many requests back a proxy's trace remembers
+// whose each was.
+const maxClientReqs = 4096
+
 // clientsSeen is what a proxy's trace remembers of its clients.
 type clientsSeen struct {
 	byReq map[int]string         // request number -> client

@@ -95,6 +95,9 @@ func (t *Tracer) sent(req *http.Request) *reqState {
 	if client := clientOf(req.Context()); client != "" {
 		r.client, r.path = client, collectionPath(req.URL.Path)
 		t.clients.byReq[r.n] = client
+		// A proxy runs for long: the client of a request long over is
+		// forgotten (a late HTTP/2 frame of it then names no client).
+		delete(t.clients.byReq, r.n-maxClientReqs)
 		t.revealLocked(r, q)
 	}
 	t.emitLocked(Step{Kind: KindRequest, Req: r.n, Request: &Request{
