@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/protowire"
 )
 
 // wait bounds every wait of these tests; a loaded CI machine is slow.
@@ -304,5 +305,29 @@ func TestBodiesDecoded(t *testing.T) {
 	}
 	if b := <-seen; b != body {
 		t.Fatalf("the client's layers read %q, want the body decoded", b)
+	}
+}
+
+// TestUnforwardableStatusInProtobuf: a client that prefers protobuf (the
+// kubelet) gets the Status as the apiserver would send it, an envelope.
+func TestUnforwardableStatusInProtobuf(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String()
+	l.Close()
+	_, srv := startProxy(t, dead, "", Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	resp := get(t, ctx, srv.URL+"/api/v1/pods", http.Header{"Accept": {"application/vnd.kubernetes.protobuf,application/json"}})
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Content-Type") != "application/vnd.kubernetes.protobuf" {
+		t.Fatalf("got %d %q, want 503 in protobuf", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	u, err := protowire.ParseEnvelope(body, 0)
+	if err != nil || u.Kind != "Status" {
+		t.Fatalf("envelope %+v, %v; want a Status", u, err)
 	}
 }
