@@ -102,6 +102,7 @@ Usage:
   podwatch record --out DIR [watch flags] watch and save the HTTP exchanges as a fixture
   podwatch serve  FIXTURE [--addr ADDR]   serve a recorded fixture as a fake apiserver
   podwatch bench  sync|decode             benchmarks (docs/BENCH.md)
+  podwatch proxy  [--listen HOST:PORT]    forward any client to the cluster, tracing and recording it
   podwatch version                        print the version
 
 Run 'podwatch COMMAND --help' for a command's flags.
@@ -123,6 +124,8 @@ func (e Env) dispatch(ctx context.Context, args []string) error {
 		return e.versionCmd(cmdArgs)
 	case "bench":
 		return e.benchCmd(ctx, cmdArgs)
+	case "proxy":
+		return e.proxyCmd(ctx, cmdArgs)
 	case "help", "-h", "-help", "--help":
 		if len(cmdArgs) > 0 && cmdArgs[0] != "help" {
 			return e.dispatch(ctx, []string{cmdArgs[0], "--help"})

@@ -15,6 +15,8 @@ type traceFlags struct {
 	file   string
 	format string
 	html   string
+	// proxy makes the trace a proxy's (trace.Options.Proxy).
+	proxy bool
 }
 
 func (f *traceFlags) register(c *command) {
@@ -88,7 +90,7 @@ func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error,
 		}
 		sinks = append(sinks, trace.HTML(fl))
 	}
-	tr := trace.New(trace.Options{Sinks: sinks, Clock: e.Now})
+	tr := trace.New(trace.Options{Sinks: sinks, Clock: e.Now, Proxy: f.proxy})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
 }
 

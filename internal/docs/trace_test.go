@@ -83,7 +83,7 @@ func schemaPaths(t *testing.T) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
 	for kind, field := range detailField {
-		s := trace.Step{Kind: kind, Req: 1, At: 1e6}
+		s := trace.Step{Kind: kind, Req: 1, At: 1e6, Client: "x"}
 		fill(reflect.ValueOf(&s).Elem().FieldByName(field))
 		data, err := json.Marshal(s)
 		if err != nil {

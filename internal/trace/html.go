@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"sort"
 	"strings"
 	"time"
 )
@@ -80,6 +81,9 @@ type timeline struct {
 	reqs  map[int]*reqBar
 	order []int
 	hasH2 bool
+	// clients are a proxy's clients, in the order they came; each has a
+	// lane of its own, its requests' bars together.
+	clients []string
 }
 
 type reqBar struct {
@@ -91,6 +95,7 @@ type reqBar struct {
 	failed   bool
 	row      int
 	title    []string
+	client   string
 }
 
 func (s *htmlSink) timeline() *timeline {
@@ -110,7 +115,7 @@ func (s *htmlSink) timeline() *timeline {
 		}
 		b := tl.reqs[st.Req]
 		if b == nil {
-			b = &reqBar{n: st.Req, from: st.At, to: st.At, row: len(tl.order)}
+			b = &reqBar{n: st.Req, from: st.At, to: st.At, row: len(tl.order), client: st.Client}
 			tl.reqs[st.Req] = b
 			tl.order = append(tl.order, st.Req)
 		}
@@ -134,12 +139,40 @@ func (s *htmlSink) timeline() *timeline {
 			b.title = append(b.title, stepTitle(st))
 		}
 	}
+	tl.laneByClient()
 	for _, b := range tl.reqs {
 		if !b.ended && !b.failed {
 			b.to = tl.span // still open when the trace ended
 		}
 	}
 	return tl
+}
+
+// laneByClient puts each proxy client's bars together, in the order the
+// clients came, and names the client's lane on each bar.
+func (tl *timeline) laneByClient() {
+	lane := map[string]int{}
+	for _, n := range tl.order {
+		if c := tl.reqs[n].client; c != "" {
+			if _, ok := lane[c]; !ok {
+				lane[c] = len(tl.clients)
+				tl.clients = append(tl.clients, c)
+			}
+		}
+	}
+	if len(tl.clients) == 0 {
+		return
+	}
+	sort.SliceStable(tl.order, func(i, j int) bool {
+		return lane[tl.reqs[tl.order[i]].client] < lane[tl.reqs[tl.order[j]].client]
+	})
+	for row, n := range tl.order {
+		b := tl.reqs[n]
+		b.row = row
+		if b.client != "" {
+			b.label = fmt.Sprintf("c%d %s", lane[b.client]+1, b.label)
+		}
+	}
 }
 
 // formatName is how a bar names its body's format: the Content-Type with
@@ -184,6 +217,13 @@ func (s *htmlSink) page(b *bytes.Buffer) {
 		fmt.Fprintf(b, "<br>only the first %d steps are drawn; %d more were left out", maxHTMLSteps, s.dropped)
 	}
 	b.WriteString("</p>\n")
+	if len(tl.clients) > 0 {
+		b.WriteString("<p class=\"summary\">Clients, one lane each:")
+		for i, c := range tl.clients {
+			fmt.Fprintf(b, "<br>c%d: %s", i+1, esc(c))
+		}
+		b.WriteString("</p>\n")
+	}
 	b.WriteString(legend)
 	s.svg(b, tl)
 	b.WriteString("<h2>Every step</h2>\n<pre>")

@@ -34,6 +34,9 @@ type Step struct {
 	Kind Kind
 	// Req numbers the request the step belongs to (1, 2, ...), 0 for none.
 	Req int
+	// Client names the client the step is about, in a proxy's trace (a
+	// User-Agent from one remote host); empty in a trace of podwatch's own.
+	Client string
 
 	Start    *Start
 	Decision *Decision
@@ -255,6 +258,8 @@ func (s Step) MarshalJSON() ([]byte, error) {
 		At   millis `json:"at_ms"`
 		Kind Kind   `json:"kind"`
 		Req  int    `json:"req,omitempty"`
+		// Client is a proxy's client.
+		Client string `json:"client,omitempty"`
 
 		Start    *Start   `json:"start,omitempty"`
 		Decision any      `json:"decision,omitempty"`
@@ -267,7 +272,7 @@ func (s Step) MarshalJSON() ([]byte, error) {
 		BodyEnd  any      `json:"body-end,omitempty"`
 		Push     *Push    `json:"push,omitempty"`
 		Stop     any      `json:"stop,omitempty"`
-	}{At: millis(s.At), Kind: s.Kind, Req: s.Req, Start: s.Start, Request: s.Request,
+	}{At: millis(s.At), Kind: s.Kind, Req: s.Req, Client: s.Client, Start: s.Start, Request: s.Request,
 		Conn: s.Conn, Frame: s.Frame, Event: s.Event, Push: s.Push}
 	// Each detail with a duration gets it added as milliseconds; a nil
 	// pointer must stay a nil interface for omitempty to drop it.

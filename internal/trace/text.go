@@ -68,9 +68,18 @@ func textOf(st Step) (tag, col, text string, more []string) {
 		return "trace", bold, fmt.Sprintf("end after %s: %d requests, %d events, %d pushes, %d relists, %d backoffs%s",
 			dur(p.Duration), p.Requests, p.Events, p.Pushes, p.Relists, p.Backoffs, watchBytesText(p)), nil
 	case KindDecision:
-		return decisionText(st.Decision)
+		tag, col, text, more := decisionText(st.Decision)
+		if st.Client != "" && tag != "" {
+			// A proxy tells what a client's requests reveal of it.
+			tag, text = "client", st.Client+": "+text
+		}
+		return tag, col, text, more
 	case KindRequest:
-		return requestText(req, st.Request)
+		tag, col, text, more := requestText(req, st.Request)
+		if st.Client != "" {
+			more = append([]string{"from " + st.Client}, more...)
+		}
+		return tag, col, text, more
 	case KindResponse:
 		return responseText(req, st.Response)
 	case KindRead:

@@ -20,6 +20,12 @@ type Options struct {
 	// Clock stamps steps; default time.Now. A fixed clock gives every step
 	// the time 0, which keeps golden files stable.
 	Clock func() time.Time
+	// Proxy says the requests traced are other clients', forwarded by a
+	// proxy: there is no reflector to wait for, so each watch's reads and
+	// events are told as they come, every step names its client (see
+	// WithClient), and what a client's requests reveal of its reflector is
+	// told as a client decision (see clients.go).
+	Proxy bool
 }
 
 // maxPending bounds the steps one watch may hold back while waiting for the
@@ -62,6 +68,9 @@ type Tracer struct {
 	pushed map[string]string
 	conns  int
 	counts Stop
+
+	proxy   bool
+	clients clientsSeen // with proxy
 }
 
 // New returns a Tracer writing to opts.Sinks. The caller must Close it.
@@ -70,7 +79,8 @@ func New(opts Options) *Tracer {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Tracer{clock: clock, start: clock(), sinks: opts.Sinks, failed: make([]bool, len(opts.Sinks))}
+	return &Tracer{clock: clock, start: clock(), sinks: opts.Sinks, failed: make([]bool, len(opts.Sinks)),
+		proxy: opts.Proxy, clients: clientsSeen{byReq: map[int]string{}, paths: map[string]*clientPath{}}}
 }
 
 // Begin tells which server is traced and what is watched; call it first.
@@ -124,6 +134,9 @@ func (t *Tracer) emitLocked(s Step) {
 func (t *Tracer) tellLocked(s Step) {
 	if t.closed {
 		return
+	}
+	if s.Client == "" && s.Req != 0 {
+		s.Client = t.clients.byReq[s.Req]
 	}
 	t.count(s)
 	for i, sink := range t.sinks {

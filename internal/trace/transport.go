@@ -31,6 +31,11 @@ type reqState struct {
 	// then fails because of the close.
 	closing bool
 
+	// client and path are a proxied request's client and the collection
+	// it asks for (see clients.go); rv is the newest resourceVersion its
+	// events carried.
+	client, path, rv string
+
 	held    bool // a watch's steps wait for the reflector
 	pending []Step
 	initial bool // a watch list whose initial events are not yet applied
@@ -71,7 +76,9 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := t.sent(req)
 	resp, err := rt.next.RoundTrip(req.WithContext(context.WithValue(req.Context(), reqKey{}, r.n)))
 	t.answered(r, resp, err)
-	if err == nil && resp.Body != nil {
+	// An upgraded connection's body is the connection itself (kubectl exec
+	// through a proxy): whoever upgraded must get it as it is, writable.
+	if err == nil && resp.Body != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 		resp.Body = &body{rc: resp.Body, t: t, r: r}
 	}
 	return resp, err
@@ -85,6 +92,14 @@ func (t *Tracer) sent(req *http.Request) *reqState {
 	t.nextReq++
 	q := req.URL.Query()
 	r := &reqState{n: t.nextReq, typ: requestType(req.URL.Path, q), sent: t.clock()}
+	if client := clientOf(req.Context()); client != "" {
+		r.client, r.path = client, collectionPath(req.URL.Path)
+		t.clients.byReq[r.n] = client
+		// A proxy runs for long: the client of a request long over is
+		// forgotten (a late HTTP/2 frame of it then names no client).
+		delete(t.clients.byReq, r.n-maxClientReqs)
+		t.revealLocked(r, q)
+	}
 	t.emitLocked(Step{Kind: KindRequest, Req: r.n, Request: &Request{
 		Method:  req.Method,
 		Path:    req.URL.Path,
@@ -128,6 +143,7 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 		t.emitLocked(Step{Kind: KindResponse, Req: r.n, Response: &Response{
 			Wait: now.Sub(r.sent), Error: oneLine(err.Error()), ContentLength: -1, Explain: explain,
 		}})
+		t.failedLocked(r)
 		return
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
@@ -143,7 +159,12 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 		Wait:             now.Sub(r.sent),
 		Explain:          explainResponse(r.typ, resp),
 	}})
+	if !ok {
+		t.failedLocked(r)
+	}
 	switch {
+	case ok && (r.typ == "watch" || r.typ == "watch-list") && t.proxy:
+		r.events = &framer{protobuf: r.protobuf} // told as they come: no reflector to wait for
 	case ok && (r.typ == "watch" || r.typ == "watch-list"):
 		r.held = true
 		r.initial = r.typ == "watch-list"
@@ -191,6 +212,7 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 			t.counts.WatchBytes += int64(len(data))
 			r.events.feed(data, r.bytes, func(e *Event) {
 				r.lastEvent = e.Type
+				t.sawEventLocked(r, e)
 				t.holdLocked(r, Step{Kind: KindEvent, Req: r.n, Event: e})
 			})
 		}
@@ -241,6 +263,9 @@ func (t *Tracer) bodyClosed(r *reqState) {
 
 func (t *Tracer) endLocked(r *reqState, how, msg string) {
 	r.ended = true
+	if how == "error" {
+		t.failedLocked(r)
+	}
 	e := &BodyEnd{How: how, Error: oneLine(msg), Bytes: r.bytes, Reads: r.reads, Duration: t.clock().Sub(r.sent)}
 	switch {
 	case r.status != nil && r.protobuf:
