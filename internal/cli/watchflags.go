@@ -180,10 +180,6 @@ func (f *watchFlags) check(c *command) error {
 		return usagef(name, "--speed applies to --replay only")
 	case f.contentType != "json" && f.contentType != "protobuf":
 		return usagef(name, "--content-type %q: want json or protobuf", f.contentType)
-	case f.contentType == "protobuf" && f.replay != "":
-		// A recording in either format replays, but the replay server
-		// answers in JSON only: a protobuf client would be refused.
-		return usagef(name, "--content-type protobuf: the replay server answers in json only; replay without it (a protobuf recording replays in json)")
 	}
 	return f.trace.check(c)
 }
