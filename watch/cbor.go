@@ -15,7 +15,8 @@ import (
 // self-described map of "type" and "object", items following one another
 // with no framing. The item is transcoded to the JSON event the server
 // would have sent, and the event logic and the DecodeFunc are those of
-// JSON.
+// JSON. A malformed event (no type, say, or an object its DecodeFunc finds
+// malformed) is a *cborwire.SyntaxError at the item's offset.
 func (d *Decoder[T]) nextCBOR() (Event[T], error) {
 	item, off, err := d.cborItem()
 	if err != nil {
@@ -38,7 +39,7 @@ func (d *Decoder[T]) nextCBOR() (Event[T], error) {
 		if errors.As(err, &se) {
 			// An offset into the transcoded JSON means nothing in the
 			// stream: the error is the item's.
-			return Event[T]{}, &ObjectError{Offset: off, Err: &jsonx.SyntaxError{Offset: se.Offset - off, Msg: se.Msg}}
+			return Event[T]{}, &cborwire.SyntaxError{Offset: off, Msg: fmt.Sprintf("event item's JSON, at byte %d of it: %s", se.Offset-off, se.Msg)}
 		}
 		return Event[T]{}, err
 	}

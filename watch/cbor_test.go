@@ -133,3 +133,50 @@ func TestCBORNeverWaitsForTheNextItem(t *testing.T) {
 		t.Fatal("Decode waited for bytes after the event")
 	}
 }
+
+// fuzzDecodeCBOR decodes a CBOR stream to the first error.
+func fuzzDecodeCBOR(r io.Reader) ([]fuzzEvent, error) {
+	d := NewDecoder(r, decodeTestObj, DecoderOptions{MaxFrameSize: 64 << 10, KeepRaw: true, ContentType: rest.ContentTypeCBORSeq})
+	var evs []fuzzEvent
+	for {
+		ev, err := d.Decode()
+		if err != nil {
+			return evs, err
+		}
+		evs = append(evs, fuzzEvent{ev.Type, ev.Offset, string(ev.Raw)})
+	}
+}
+
+func FuzzCBORDecoder(f *testing.F) {
+	real := recordedCBORWatch(f)
+	added := cborEvent(f, Added, obj("a", "5"))
+	for _, seed := range [][]byte{
+		real, real[:len(real)/2], added,
+		append(bytes.Clone(added), cborEvent(f, Error, goneStatus)...),
+		cborEvent(f, "RESIZED", "{}"), {0x01}, {0xc1, 0x01}, {},
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		evs, err := fuzzDecodeCBOR(bytes.NewReader(data))
+		info := classify(err)
+		switch info.Kind {
+		case "eof", "unexpected-eof", "cbor-syntax", "too-large", "unknown-type", "object":
+		default:
+			t.Fatalf("got error %v (%s), want a typed decoding error", err, info.Kind)
+		}
+		for i, ev := range evs {
+			if !json.Valid([]byte(ev.Raw)) || ev.Offset < 0 || ev.Offset >= int64(len(data)) || i > 0 && ev.Offset <= evs[i-1].Offset {
+				t.Fatalf("event %d at %d: Raw %q is not JSON or the offset is out of order", i, ev.Offset, ev.Raw)
+			}
+		}
+		// Where reads end must not change what is decoded.
+		evs1, err1 := fuzzDecodeCBOR(iotest.OneByteReader(bytes.NewReader(data)))
+		if diff := cmp.Diff(evs, evs1); diff != "" {
+			t.Fatalf("one byte per read decodes differently (-whole +bytewise):\n%s", diff)
+		}
+		if diff := cmp.Diff(info, classify(err1)); diff != "" {
+			t.Fatalf("one byte per read fails differently (-whole +bytewise):\n%s", diff)
+		}
+	})
+}

@@ -95,8 +95,8 @@ func (d *Decoder[T]) WithProtobuf(decode meta.ProtobufDecodeFunc[T]) *Decoder[T]
 // malformed frames are a *protowire.SyntaxError or *protowire.MagicError at
 // their stream offset, and a frame over the limit a *FrameTooLargeError found
 // from its length prefix, before any of it is read; a CBOR stream's are a
-// *cborwire.SyntaxError at their stream offset, or an *ObjectError at the
-// item's when its JSON is not an event. A server ERROR event is
+// *cborwire.SyntaxError at their stream offset (the item's, when its JSON
+// is not a good event). A server ERROR event is
 // not an error of Decode: it is returned as an Event whose Err is a
 // *rest.StatusError. After an error every call returns the same error.
 func (d *Decoder[T]) Decode() (Event[T], error) {

@@ -12,7 +12,7 @@ import (
 	"github.com/podwatch/podwatch/rest/cborwire"
 )
 
-func read(t *testing.T, name string) []byte {
+func read(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile("testdata/" + name)
 	if err != nil {
@@ -124,4 +124,43 @@ func TestTranscodeLimit(t *testing.T) {
 	if !errors.As(err, &tl) {
 		t.Fatalf("got %v, want a *TooLargeError", err)
 	}
+}
+
+// FuzzTranscode: any bytes transcode to valid JSON or a typed error, and
+// what transcodes survives encoding back to CBOR and transcoding again.
+func FuzzTranscode(f *testing.F) {
+	f.Add(read(f, "pod.cbor"))
+	for _, seed := range [][]byte{{0x01}, {0x3b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, {0xf9, 0x3c, 0x00}, {0xd6, 0x43, 1, 2, 3}, {0xa1, 0x61, 'a', 0xf6}, {0xbf}} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, item []byte) {
+		tc := cborwire.Transcoder{Limit: 1 << 20}
+		js, err := tc.JSON(item, 7)
+		if err != nil {
+			var se *cborwire.SyntaxError
+			var tl *cborwire.TooLargeError
+			if !errors.As(err, &se) && !errors.As(err, &tl) {
+				t.Fatalf("got %v (%T), want a typed error", err, err)
+			}
+			if se != nil && (se.Offset < 7 || se.Offset > 7+int64(len(item))) {
+				t.Fatalf("offset %d outside the item [7, %d]", se.Offset, 7+len(item))
+			}
+			return
+		}
+		if !json.Valid(js) {
+			t.Fatalf("not JSON: %s", js)
+		}
+		again, err := cborwire.EncodeJSON(js)
+		if err != nil {
+			t.Fatalf("encode %s: %v", js, err)
+		}
+		var tc2 cborwire.Transcoder
+		back, err := tc2.JSON(again, 0)
+		if err != nil {
+			t.Fatalf("transcode the re-encoded %s: %v", js, err)
+		}
+		if d := cmp.Diff(asJSON(t, js), asJSON(t, back)); d != "" {
+			t.Fatalf("re-encoding changed the value (-first +second):\n%s", d)
+		}
+	})
 }

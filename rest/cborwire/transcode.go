@@ -233,29 +233,31 @@ func (t *Transcoder) simple(v []byte, p int, h Head) (int, error) {
 		t.buf = append(t.buf, "true"...)
 	case 22:
 		t.buf = append(t.buf, "null"...)
+	// Shorter floats are widened, exactly, and written as the float64 they
+	// are: the encoder shortens float64s that lose nothing by it.
 	case 25:
-		return end, t.float(p, halfToFloat(uint16(h.Arg)), 32)
+		return end, t.float(p, halfToFloat(uint16(h.Arg)))
 	case 26:
-		return end, t.float(p, float64(math.Float32frombits(uint32(h.Arg))), 32)
+		return end, t.float(p, float64(math.Float32frombits(uint32(h.Arg))))
 	case 27:
-		return end, t.float(p, math.Float64frombits(h.Arg), 64)
+		return end, t.float(p, math.Float64frombits(h.Arg))
 	default:
 		return 0, t.syntax(p, "simple value %d has no JSON form", h.Arg)
 	}
 	return end, nil
 }
 
-// float writes f as encoding/json writes a float of bits size.
-func (t *Transcoder) float(p int, f float64, bits int) error {
+// float writes f as encoding/json writes a float64.
+func (t *Transcoder) float(p int, f float64) error {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return t.syntax(p, "float %v has no JSON form", f)
 	}
 	format := byte('f')
-	if a := math.Abs(f); a != 0 && (bits == 64 && (a < 1e-6 || a >= 1e21) || bits == 32 && (float32(a) < 1e-6 || float32(a) >= 1e21)) {
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
 		format = 'e'
 	}
 	start := len(t.buf)
-	t.buf = strconv.AppendFloat(t.buf, f, format, -1, bits)
+	t.buf = strconv.AppendFloat(t.buf, f, format, -1, 64)
 	if format == 'e' {
 		// encoding/json writes e-07 as e-7.
 		if n := len(t.buf); n-start >= 4 && t.buf[n-4] == 'e' && t.buf[n-3] == '-' && t.buf[n-2] == '0' {
