@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fxamacker/cbor/v2"
@@ -163,4 +165,20 @@ func FuzzTranscode(f *testing.F) {
 			t.Fatalf("re-encoding changed the value (-first +second):\n%s", d)
 		}
 	})
+}
+
+// AppendEvent's byte strings take each header size, as fxamacker reads them.
+func TestAppendEventStringSizes(t *testing.T) {
+	for _, n := range []int{0, 23, 24, 255, 256, 65535, 65536} {
+		typ := strings.Repeat("T", n)
+		item := cborwire.AppendEvent(nil, typ, []byte{0xf6})
+		var got map[string]any
+		dm, _ := cbor.DecOptions{DefaultByteStringType: reflect.TypeOf(""), ByteStringToString: cbor.ByteStringToStringAllowed}.DecMode()
+		if err := dm.Unmarshal(item, &got); err != nil {
+			t.Fatalf("%d: %v", n, err)
+		}
+		if got["type"] != typ || got["object"] != nil || len(got) != 2 {
+			t.Fatalf("%d: got type of %d bytes, object %v", n, len(got["type"].(string)), got["object"])
+		}
+	}
 }

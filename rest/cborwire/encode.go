@@ -2,6 +2,7 @@ package cborwire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -51,7 +52,41 @@ func EncodeEvent(typ string, obj []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return encode(map[string]any{"type": typ, "object": cbor.RawMessage(o)})
+	return AppendEvent(nil, typ, o), nil
+}
+
+// AppendEvent appends to b the watch event item of type typ whose object is
+// the already encoded item obj, as the apiserver writes it (its object
+// first, the keys as byte strings).
+func AppendEvent(b []byte, typ string, obj []byte) []byte {
+	b = append(b, selfDescribed...)
+	b = append(b, 0xa2) // a map of two pairs
+	b = appendByteString(b, "object")
+	b = append(b, obj...)
+	b = appendByteString(b, "type")
+	return appendByteString(b, typ)
+}
+
+// appendByteString appends s as a byte string, as the apiserver writes
+// strings.
+func appendByteString(b []byte, s string) []byte {
+	n := uint64(len(s))
+	switch {
+	case n < 24:
+		b = append(b, MajorBytes<<5|byte(n))
+	case n <= math.MaxUint8:
+		b = append(b, MajorBytes<<5|24, byte(n))
+	case n <= math.MaxUint16:
+		b = append(b, MajorBytes<<5|25)
+		b = binary.BigEndian.AppendUint16(b, uint16(n))
+	case n <= math.MaxUint32:
+		b = append(b, MajorBytes<<5|26)
+		b = binary.BigEndian.AppendUint32(b, uint32(n))
+	default:
+		b = append(b, MajorBytes<<5|27)
+		b = binary.BigEndian.AppendUint64(b, n)
+	}
+	return append(b, s...)
 }
 
 func encode(v any) ([]byte, error) {
