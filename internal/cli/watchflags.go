@@ -180,10 +180,10 @@ func (f *watchFlags) check(c *command) error {
 		return usagef(name, "--speed applies to --replay only")
 	case f.contentType != "json" && f.contentType != "protobuf" && f.contentType != "cbor":
 		return usagef(name, "--content-type %q: want json, protobuf or cbor", f.contentType)
-	case f.contentType == "cbor" && (f.replay != "" || name == "record"):
-		// Fixtures are served in json and protobuf; a CBOR recording would
-		// not replay, and the replay server does not answer CBOR yet.
-		return usagef(name, "--content-type cbor: recordings are served in json and protobuf only; watch a cluster with it instead")
+	case f.contentType == "cbor" && name == "record":
+		// A recording holds JSON or protobuf bodies, which every server
+		// converts for its client; CBOR bodies it would not convert.
+		return usagef(name, "--content-type cbor: recordings hold json or protobuf (a CBOR client is answered from either)")
 	case f.contentType == "protobuf" && f.replay != "":
 		// A recording in either format replays, but the replay server
 		// answers in JSON only: a protobuf client would be refused.

@@ -139,3 +139,34 @@ func numbers(v any) any {
 	}
 	return v
 }
+
+// AppendJSON appends to b the JSON value js as one self-described item
+// (EncodeJSON), for a writer that reuses its buffer.
+func AppendJSON(b, js []byte) ([]byte, error) {
+	item, err := EncodeJSON(js)
+	if err != nil {
+		return b, err
+	}
+	return append(b, item...), nil
+}
+
+// AppendEventJSON appends to b the CBOR watch event item of the JSON watch
+// event ev ({"type": ..., "object": ...}), its object self-described too,
+// as the apiserver writes events on an application/cbor-seq stream.
+func AppendEventJSON(b, ev []byte) ([]byte, error) {
+	var e struct {
+		Type   *string         `json:"type"`
+		Object json.RawMessage `json:"object"`
+	}
+	if err := json.Unmarshal(ev, &e); err != nil {
+		return b, fmt.Errorf("cbor: encode event: %w", err)
+	}
+	if e.Type == nil || e.Object == nil {
+		return b, fmt.Errorf("cbor: encode event: want a type and an object")
+	}
+	obj, err := EncodeJSON(e.Object)
+	if err != nil {
+		return b, err
+	}
+	return AppendEvent(b, *e.Type, obj), nil
+}
