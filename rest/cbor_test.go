@@ -111,3 +111,25 @@ func TestDecodeListCBOR(t *testing.T) {
 		t.Errorf("a truncated list: got %v, want io.ErrUnexpectedEOF", err)
 	}
 }
+
+func FuzzDecodeListCBOR(f *testing.F) {
+	for _, js := range []string{
+		`{"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"42"},"items":[{"metadata":{"name":"a","namespace":"x","resourceVersion":"40"}}]}`,
+		`{"kind":"PodList","items":null}`,
+	} {
+		item, err := cborwire.EncodeJSON([]byte(js))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(item)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := rest.DecodeListContent(bytes.NewReader(b), rest.ContentTypeCBOR, decodeTestObj, rest.ListLimits{MaxItemBytes: 1 << 16, MaxItems: 100})
+		if err == nil && len(l.Items) > 100 {
+			t.Fatalf("%d items past the limit", len(l.Items))
+		}
+		if err == nil && l.Items == nil {
+			t.Fatalf("a decoded list has nil Items")
+		}
+	})
+}

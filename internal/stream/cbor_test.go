@@ -3,8 +3,10 @@ package stream
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -125,4 +127,51 @@ func TestNextCBORErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+type cborFramed struct {
+	Items [][]byte
+	Err   string
+}
+
+func frameAllCBOR(r io.Reader, limit int) cborFramed {
+	sr := NewReader(r, limit)
+	var f CBORFramer
+	var out cborFramed
+	var off int64
+	for {
+		item, at, err := sr.NextCBOR(&f, 50)
+		if err != nil {
+			out.Err = err.Error()
+			return out
+		}
+		if at != off {
+			out.Err = fmt.Sprintf("item at %d, want %d", at, off)
+			return out
+		}
+		off += int64(len(item))
+		out.Items = append(out.Items, bytes.Clone(item))
+	}
+}
+
+// FuzzNextCBOR: items are consecutive, within the limit, and cborFramed the
+// same whether the stream comes at once or a byte at a time.
+func FuzzNextCBOR(f *testing.F) {
+	f.Add(recordedCBORWatch(f)[:2000])
+	for _, seed := range []string{"\x01\x82\x01\x02", "\xd9\xd9\xf7\xa1\x41a\x5a\xff\xff\xff\xff", "\x9f\xff", "\x1c"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		const limit = 1 << 12
+		whole := frameAllCBOR(bytes.NewReader(data), limit)
+		for i, item := range whole.Items {
+			if len(item) == 0 || len(item) > limit {
+				t.Fatalf("item %d of %d bytes", i, len(item))
+			}
+		}
+		bytewise := frameAllCBOR(iotest.OneByteReader(bytes.NewReader(data)), limit)
+		if !reflect.DeepEqual(whole, bytewise) {
+			t.Fatalf("one byte per read frames differently: %+v against %+v", bytewise, whole)
+		}
+	})
 }
