@@ -80,7 +80,9 @@ type Config struct {
 	// to see it), and error answers, which come in protobuf too, are read as
 	// such. Protobuf objects are read through a schema of Pod, PodList and
 	// Status (package protowire); another kind fails with a
-	// *protowire.KindError.
+	// *protowire.KindError. ContentTypeCBOR (alpha in Kubernetes 1.37, behind
+	// the CBORServingAndStorage gate) works the same way; a server without
+	// it answers 406, a *StatusError. CBOR objects are read without a schema.
 	ContentType string
 	// DisableCompression stops asking for gzip bodies.
 	DisableCompression bool
@@ -102,13 +104,13 @@ const defaultMaxRetries = 5
 
 // Client sends requests to one apiserver. It is safe for concurrent use.
 type Client struct {
-	base       *url.URL
-	http       *http.Client
-	userAgent  string
-	token      *tokenSource
-	timeout    time.Duration
-	maxRetries int
-	protobuf   bool
+	base        *url.URL
+	http        *http.Client
+	userAgent   string
+	token       *tokenSource
+	timeout     time.Duration
+	maxRetries  int
+	contentType string
 	// sleep waits d or until ctx ends; tests replace it to keep retries fast.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -120,7 +122,7 @@ func NewClient(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	protobuf, err := parseContentType(cfg.ContentType)
+	contentType, err := parseContentType(cfg.ContentType)
 	if err != nil {
 		return nil, err
 	}
@@ -143,13 +145,13 @@ func NewClient(cfg Config) (*Client, error) {
 	c := &Client{
 		base: base,
 		// No Client.Timeout: it would also bound reading a watch body.
-		http:       &http.Client{Transport: rt},
-		userAgent:  cfg.UserAgent,
-		token:      newTokenSource(cfg.BearerToken, cfg.BearerTokenFile),
-		timeout:    cfg.Timeout,
-		maxRetries: cfg.MaxRetries,
-		protobuf:   protobuf,
-		sleep:      sleepCtx,
+		http:        &http.Client{Transport: rt},
+		userAgent:   cfg.UserAgent,
+		token:       newTokenSource(cfg.BearerToken, cfg.BearerTokenFile),
+		timeout:     cfg.Timeout,
+		maxRetries:  cfg.MaxRetries,
+		contentType: contentType,
+		sleep:       sleepCtx,
 	}
 	if c.userAgent == "" {
 		c.userAgent = fmt.Sprintf("podwatch/dev (%s/%s)", runtime.GOOS, runtime.GOARCH)

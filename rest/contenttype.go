@@ -5,6 +5,7 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
 
@@ -12,27 +13,29 @@ import (
 const (
 	ContentTypeJSON     = "application/json"
 	ContentTypeProtobuf = "application/vnd.kubernetes.protobuf"
+	// ContentTypeCBOR is alpha in Kubernetes 1.37, served only with the
+	// CBORServingAndStorage feature gate; watches answer in its sequence
+	// form, ContentTypeCBORSeq.
+	ContentTypeCBOR    = "application/cbor"
+	ContentTypeCBORSeq = "application/cbor-seq"
 )
 
-// parseContentType checks Config.ContentType and says whether it is protobuf.
-func parseContentType(ct string) (bool, error) {
+// parseContentType checks Config.ContentType and returns it, "" made
+// ContentTypeJSON.
+func parseContentType(ct string) (string, error) {
 	switch ct {
 	case "", ContentTypeJSON:
-		return false, nil
-	case ContentTypeProtobuf:
-		return true, nil
+		return ContentTypeJSON, nil
+	case ContentTypeProtobuf, ContentTypeCBOR:
+		return ct, nil
 	}
-	return false, fmt.Errorf("rest: content type %q: want %q or %q", ct, ContentTypeJSON, ContentTypeProtobuf)
+	return "", fmt.Errorf("rest: content type %q: want %q, %q or %q", ct, ContentTypeJSON, ContentTypeProtobuf, ContentTypeCBOR)
 }
 
 // ContentType is the format the Client asks lists and watches for, and so
-// the format their bodies come in: ContentTypeJSON or ContentTypeProtobuf.
-func (c *Client) ContentType() string {
-	if c.protobuf {
-		return ContentTypeProtobuf
-	}
-	return ContentTypeJSON
-}
+// the format their bodies come in: ContentTypeJSON, ContentTypeProtobuf or
+// ContentTypeCBOR (whose watches come as ContentTypeCBORSeq).
+func (c *Client) ContentType() string { return c.contentType }
 
 // ContentTypeError is a 2xx answer in another format than the one asked for.
 type ContentTypeError struct {
@@ -45,35 +48,40 @@ func (e *ContentTypeError) Error() string {
 	return fmt.Sprintf("%s: asked for %s, the server answered Content-Type %q", e.Where, e.Asked, e.Got)
 }
 
-// accept is the Accept header of a request. A protobuf client asks for
-// protobuf alone: the apiserver answers a watch with its stream form,
-// application/vnd.kubernetes.protobuf;stream=watch, on its own.
-func (r *Request) accept() string {
-	if r.c.protobuf {
-		return ContentTypeProtobuf
-	}
-	return ContentTypeJSON
-}
+// accept is the Accept header of a request. A protobuf or CBOR client asks
+// for its format alone: the apiserver answers a watch with the stream form,
+// application/vnd.kubernetes.protobuf;stream=watch or application/cbor-seq,
+// on its own (and refuses an Accept of application/cbor-seq with 406).
+func (r *Request) accept() string { return r.c.contentType }
 
-// checkContentType fails a protobuf request answered in another format. A
-// JSON answer is not checked, as it never was: test servers and proxies
-// leave JSON unlabelled or mislabelled, and its decoder finds out anyway.
+// checkContentType fails a protobuf or CBOR request answered in another
+// format. A JSON answer is not checked, as it never was: test servers and
+// proxies leave JSON unlabelled or mislabelled, and its decoder finds out
+// anyway.
 func (r *Request) checkContentType(where string, resp *http.Response) error {
-	if !r.c.protobuf {
+	if r.c.contentType == ContentTypeJSON {
 		return nil
 	}
 	got := resp.Header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(got); err == nil && mt == ContentTypeProtobuf {
+	if mt, _, err := mime.ParseMediaType(got); err == nil && (mt == r.c.contentType ||
+		r.c.contentType == ContentTypeCBOR && mt == ContentTypeCBORSeq) {
 		return nil
 	}
 	return &ContentTypeError{Where: where, Asked: r.accept(), Got: got}
 }
 
-// protobufStatusBody turns a protobuf error answer (a Status envelope) into
-// the Status JSON the rest of the error path reads; other bodies are left as
+// statusBody turns a protobuf or CBOR error answer (a Status) into the
+// Status JSON the rest of the error path reads; other bodies are left as
 // they are.
-func protobufStatusBody(header http.Header, body []byte) []byte {
+func statusBody(header http.Header, body []byte) []byte {
 	mt, _, err := mime.ParseMediaType(header.Get("Content-Type"))
+	if err == nil && mt == ContentTypeCBOR {
+		var t cborwire.Transcoder
+		if js, err := t.JSON(body, 0); err == nil {
+			return js
+		}
+		return body
+	}
 	if err != nil || mt != ContentTypeProtobuf {
 		return body
 	}

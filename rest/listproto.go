@@ -14,7 +14,9 @@ import (
 )
 
 // DecodeListContent decodes a list answer in contentType, ContentTypeJSON
-// (as DecodeList does) or ContentTypeProtobuf, with the same guarantees: it
+// (as DecodeList does), ContentTypeProtobuf or ContentTypeCBOR, with the
+// same guarantees (a CBOR body's malformed bytes are a
+// *cborwire.SyntaxError at their stream offset): it
 // streams, holding one item at a time, and its errors are DecodeList's (a
 // protobuf body's malformed bytes are a *protowire.SyntaxError or
 // *protowire.MagicError at their stream offset).
@@ -30,7 +32,11 @@ func DecodeListContent[T any](r io.Reader, contentType string, decode meta.Decod
 // decodes a protobuf list's items from their messages, as the watch
 // Decoder's WithProtobuf has it, rather than decode from their JSON.
 func DecodeListContentWith[T any](r io.Reader, contentType string, decode meta.DecodeFunc[T], decodePB meta.ProtobufDecodeFunc[T], lim ListLimits) (*List[T], error) {
-	if contentType != ContentTypeProtobuf {
+	switch contentType {
+	case ContentTypeCBOR, ContentTypeCBORSeq:
+		return decodeCBORList(r, decode, lim)
+	case ContentTypeProtobuf:
+	default:
 		return DecodeList(r, decode, lim)
 	}
 	limit := lim.maxItemBytes()

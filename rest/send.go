@@ -193,7 +193,7 @@ func transportError(ctx context.Context, where string, headerTimeout time.Durati
 func statusError(where string, resp *http.Response) error {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
-	return NewStatusError(where, resp.StatusCode, resp.Header, protobufStatusBody(resp.Header, body))
+	return NewStatusError(where, resp.StatusCode, resp.Header, statusBody(resp.Header, body))
 }
 
 // cancelOnClose releases the request's context when the caller closes the body.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
 
@@ -129,4 +130,39 @@ func BenchmarkDecodeProtobufWatchStream(b *testing.B) {
 			reportEvents(b, benchEvents)
 		})
 	}
+}
+
+// BenchmarkDecodeCBORWatchStream decodes a CBOR stream of the real pod
+// (recorded from the apiserver in CBOR) into api.Pods: framing, the
+// transcoding to JSON and the JSON decoder, beside
+// BenchmarkDecodeWatchStream's JSON.
+func BenchmarkDecodeCBORWatchStream(b *testing.B) {
+	pod, err := os.ReadFile("../rest/cborwire/testdata/pod.cbor")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var stream []byte
+	for range benchEvents {
+		stream = cborwire.AppendEvent(stream, "MODIFIED", pod)
+	}
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d := NewDecoder(bytes.NewReader(stream), api.DecodePod, DecoderOptions{ContentType: rest.ContentTypeCBORSeq})
+		n := 0
+		for {
+			_, err := d.Decode()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatalf("Decode: %v", err)
+			}
+			n++
+		}
+		if n != benchEvents {
+			b.Fatalf("decoded %d events, want %d", n, benchEvents)
+		}
+	}
+	reportEvents(b, benchEvents)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/rest/protowire"
@@ -22,7 +23,9 @@ type DecoderOptions struct {
 	// the event as the JSON the server would have sent for it).
 	KeepRaw bool
 	// ContentType is the stream's format: "" or rest.ContentTypeJSON, or
-	// rest.ContentTypeProtobuf (length-prefixed WatchEvent frames).
+	// rest.ContentTypeProtobuf (length-prefixed WatchEvent frames), or
+	// rest.ContentTypeCBOR or rest.ContentTypeCBORSeq (a sequence of
+	// self-described CBOR items).
 	ContentType string
 }
 
@@ -50,6 +53,10 @@ type Decoder[T any] struct {
 	pb       protowire.Transcoder
 	decodePB meta.ProtobufDecodeFunc[T] // nil: objects are transcoded to JSON for decode
 	unknown  protowire.Unknown          // reused from one frame to the next
+
+	cbor bool
+	cf   stream.CBORFramer
+	cb   cborwire.Transcoder
 }
 
 // NewDecoder returns a Decoder reading r and decoding each event's object with
@@ -63,8 +70,9 @@ func NewDecoder[T any](r io.Reader, decode meta.DecodeFunc[T], opts DecoderOptio
 	}
 	return &Decoder[T]{in: stream.NewReader(r, limit), decode: decode, limit: limit, keep: opts.KeepRaw,
 		protobuf: opts.ContentType == rest.ContentTypeProtobuf,
+		cbor:     opts.ContentType == rest.ContentTypeCBOR || opts.ContentType == rest.ContentTypeCBORSeq,
 		// The event's JSON is bounded as a JSON event's bytes are.
-		pb: protowire.Transcoder{Limit: limit}}
+		pb: protowire.Transcoder{Limit: limit}, cb: cborwire.Transcoder{Limit: limit}}
 }
 
 // WithProtobuf makes d decode the objects of a protobuf stream with decode,
@@ -86,7 +94,9 @@ func (d *Decoder[T]) WithProtobuf(decode meta.ProtobufDecodeFunc[T]) *Decoder[T]
 // *UnknownEventTypeError or *ObjectError for bad events; a protobuf stream's
 // malformed frames are a *protowire.SyntaxError or *protowire.MagicError at
 // their stream offset, and a frame over the limit a *FrameTooLargeError found
-// from its length prefix, before any of it is read. A server ERROR event is
+// from its length prefix, before any of it is read; a CBOR stream's are a
+// *cborwire.SyntaxError at their stream offset (the item's, when its JSON
+// is not a good event). A server ERROR event is
 // not an error of Decode: it is returned as an Event whose Err is a
 // *rest.StatusError. After an error every call returns the same error.
 func (d *Decoder[T]) Decode() (Event[T], error) {
@@ -104,6 +114,9 @@ func (d *Decoder[T]) Decode() (Event[T], error) {
 func (d *Decoder[T]) next() (Event[T], error) {
 	if d.protobuf {
 		return d.nextProtobuf()
+	}
+	if d.cbor {
+		return d.nextCBOR()
 	}
 	frame, off, err := d.frame()
 	if err != nil {

@@ -22,6 +22,12 @@
 // JSON the server would have sent (package rest/protowire) and handed to the
 // DecodeFunc. Either way the event logic is JSON's, so events mean the same in both.
 //
+// With ContentType set to CBOR (application/cbor, or the watch's own
+// application/cbor-seq), the body is a sequence of self-described CBOR items with no
+// framing between them; the Decoder finds each item's end from its headers, on the
+// same buffered reader and bound, and transcodes it to the JSON event the server would
+// have sent (package rest/cborwire).
+//
 // A StreamWatcher runs a Decoder on a goroutine of its own and delivers the events on
 // a channel (Interface). A server ERROR event arrives as an Event of type Error whose
 // Err is a *rest.StatusError; a failed stream ends with one such Event whose Err wraps

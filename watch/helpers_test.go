@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 )
@@ -113,6 +114,7 @@ func classify(err error) errInfo {
 		fe *FrameTooLargeError
 		ue *UnknownEventTypeError
 		oe *ObjectError
+		ce *cborwire.SyntaxError
 	)
 	switch {
 	case err == nil:
@@ -129,6 +131,8 @@ func classify(err error) errInfo {
 		return errInfo{Kind: "unknown-type", Offset: ue.Offset, Type: ue.Type}
 	case errors.As(err, &oe):
 		return errInfo{Kind: "object", Offset: oe.Offset}
+	case errors.As(err, &ce):
+		return errInfo{Kind: "cbor-syntax", Offset: ce.Offset}
 	}
 	return errInfo{Kind: "other: " + err.Error()}
 }

@@ -2,20 +2,40 @@ package apiwire
 
 import (
 	"github.com/podwatch/podwatch/internal/stream"
+	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
 
-// toProtobuf turns JSON documents into protobuf: watch events into frames,
-// anything else into an envelope.
-type toProtobuf struct {
-	stream  bool
+// fromJSON turns JSON documents into the client's form, one document at a
+// time as each is framed: watch events into the form's events, anything
+// else into one object.
+type fromJSON struct {
 	framer  stream.JSONFramer
 	scanned bool // framer holds the scan of the document pending starts with
-	enc     protowire.Encoder
+	encode  func(out, doc []byte) ([]byte, error)
 	out     []byte
 }
 
-func (c *toProtobuf) next(pending []byte) (int, []byte, error) {
+// newConverter returns the converter to f of a body that is a watch stream
+// when stream is true.
+func newConverter(f Format, stream bool) converter {
+	c := &fromJSON{}
+	switch {
+	case f == CBOR && stream:
+		c.encode = cborwire.AppendEventJSON
+	case f == CBOR:
+		c.encode = cborwire.AppendJSON
+	case stream:
+		var enc protowire.Encoder
+		c.encode = enc.EventFrame
+	default:
+		var enc protowire.Encoder
+		c.encode = enc.Envelope
+	}
+	return c
+}
+
+func (c *fromJSON) next(pending []byte) (int, []byte, error) {
 	start := 0
 	for start < len(pending) && isSpace(pending[start]) {
 		start++
@@ -32,12 +52,7 @@ func (c *toProtobuf) next(pending []byte) (int, []byte, error) {
 		return 0, nil, err
 	}
 	c.scanned = false
-	doc := pending[start : start+n]
-	if c.stream {
-		c.out, err = c.enc.EventFrame(c.out[:0], doc)
-	} else {
-		c.out, err = c.enc.Envelope(c.out[:0], doc)
-	}
+	c.out, err = c.encode(c.out[:0], pending[start:start+n])
 	return start + n, c.out, err
 }
 

@@ -6,20 +6,27 @@ import (
 	"strings"
 )
 
-// Format is a wire form podwatch's servers write: the apiserver's JSON, or
-// the protobuf a kubelet asks for.
+// Format is a wire form podwatch's servers write: the apiserver's JSON, the
+// protobuf a kubelet asks for, or CBOR (alpha in Kubernetes 1.37, served by
+// the real apiserver only with its CBORServingAndStorage gate on).
 type Format uint8
 
 const (
 	JSON Format = iota
 	Protobuf
+	CBOR
 )
 
 // Media types, as the apiserver names them in Accept and Content-Type.
 const (
 	MediaJSON     = "application/json"
 	MediaProtobuf = "application/vnd.kubernetes.protobuf"
-	// StreamWatch is the parameter a watch body's Content-Type carries.
+	MediaCBOR     = "application/cbor"
+	// MediaCBORSeq is a CBOR watch body's Content-Type: a sequence of
+	// items. The apiserver answers it but refuses it in Accept.
+	MediaCBORSeq = "application/cbor-seq"
+	// StreamWatch is the parameter a protobuf watch body's Content-Type
+	// carries.
 	StreamWatch = ";stream=watch"
 )
 
@@ -31,6 +38,10 @@ func (f Format) ContentType(stream bool) string {
 	switch {
 	case f == JSON:
 		return MediaJSON
+	case f == CBOR && stream:
+		return MediaCBORSeq
+	case f == CBOR:
+		return MediaCBOR
 	case stream:
 		return MediaProtobuf + StreamWatch
 	}
@@ -38,8 +49,11 @@ func (f Format) ContentType(stream bool) string {
 }
 
 func (f Format) String() string {
-	if f == Protobuf {
+	switch f {
+	case Protobuf:
 		return "protobuf"
+	case CBOR:
+		return "cbor"
 	}
 	return "json"
 }
@@ -91,6 +105,8 @@ func formatOf(media string) (Format, bool) {
 		return JSON, true
 	case MediaProtobuf:
 		return Protobuf, true
+	case MediaCBOR:
+		return CBOR, true
 	}
 	return JSON, false
 }
@@ -125,4 +141,4 @@ func Accepts(accept string) bool {
 }
 
 // AvailableRepresentations is what a 406 from podwatch's servers offers.
-const AvailableRepresentations = "application/json, application/json;stream=watch, application/vnd.kubernetes.protobuf, application/vnd.kubernetes.protobuf;stream=watch"
+const AvailableRepresentations = "application/json, application/json;stream=watch, application/vnd.kubernetes.protobuf, application/vnd.kubernetes.protobuf;stream=watch, application/cbor"

@@ -26,7 +26,11 @@ import (
 // discovery, which has a media type of its own). A document the encoder
 // cannot hold (the garbage and oversized-event faults) is passed on raw,
 // with the rest of the body after it: the protobuf client then meets
-// malformed bytes where the JSON client would have. A document a broken-off
+// malformed bytes where the JSON client would have.
+//
+// A client that asks for application/cbor is answered likewise in CBOR: a
+// watch as application/cbor-seq, one self-described item per event; any
+// other answer one self-described item. A document a broken-off
 // body leaves unfinished is never written, as the client never had it.
 //
 // Each document is written as soon as its last byte arrives, and flushed
@@ -87,8 +91,8 @@ func (p *Writer) WriteHeader(code int) {
 	h := p.w.Header()
 	if p.api {
 		stream := p.watch && code == http.StatusOK
-		if h.Get("Content-Type") == MediaJSON && p.want == Protobuf {
-			p.conv = &toProtobuf{stream: stream}
+		if h.Get("Content-Type") == MediaJSON && p.want != JSON {
+			p.conv = newConverter(p.want, stream)
 			h.Set("Content-Type", p.want.ContentType(stream))
 			h.Del("Content-Length")
 		}

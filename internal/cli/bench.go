@@ -29,7 +29,7 @@ tool (internal/benchserver/cmd/benchserver).
              [--chunk-size N] [--cpuprofile FILE] [connection flags]
       the api source's reflector and undelta store, as in a kubelet, until a
       push reflects RV; prints pushes, sync_s, total_s, mallocs, total_alloc_mb
-  bench decode --stream FILE [--repeat K] [--content-type json|protobuf]
+  bench decode --stream FILE [--repeat K] [--content-type json|protobuf|cbor]
       decode a watch stream as the server sends it (newline-delimited JSON
       events, or length-prefixed protobuf frames) K times in memory after one
       warm-up pass; prints events, events_per_s, mb_per_s, allocs_per_event,

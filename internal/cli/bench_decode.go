@@ -46,9 +46,9 @@ func decodeStream(data []byte, contentType string) (int, error) {
 
 func (e Env) benchDecode(args []string) error {
 	c := newCommand("bench decode", benchUsage)
-	stream := c.fs.String("stream", "", "a watch stream `file`, as the server sends it: newline-delimited JSON events, or length-prefixed protobuf frames")
+	stream := c.fs.String("stream", "", "a watch stream `file`, as the server sends it: newline-delimited JSON events, length-prefixed protobuf frames, or a sequence of CBOR items")
 	repeat := c.fs.Int("repeat", 10, "timed passes over the stream")
-	format := c.fs.String("content-type", "json", "the stream's `format`: json, or protobuf")
+	format := c.fs.String("content-type", "json", "the stream's `format`: json, protobuf or cbor")
 	if _, err := c.parse(e.Stdout, args); err != nil {
 		return err
 	}
@@ -60,8 +60,10 @@ func (e Env) benchDecode(args []string) error {
 	case "json":
 	case "protobuf":
 		contentType = rest.ContentTypeProtobuf
+	case "cbor":
+		contentType = rest.ContentTypeCBORSeq
 	default:
-		return usagef(c.name, "--content-type %q: want json or protobuf", *format)
+		return usagef(c.name, "--content-type %q: want json, protobuf or cbor", *format)
 	}
 	data, err := os.ReadFile(*stream)
 	if err != nil {

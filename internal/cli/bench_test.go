@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/internal/benchserver"
+	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
 
@@ -79,7 +80,8 @@ func TestBenchDecode(t *testing.T) {
 }
 
 // bench decode --content-type protobuf decodes a stream of length-prefixed
-// frames, as the server sends a protobuf watch, and fails on a truncated one.
+// frames, as the server sends a protobuf watch, and cbor a sequence of CBOR
+// items; each fails on a truncated stream.
 func TestBenchDecodeProtobuf(t *testing.T) {
 	isolate(t)
 	pod, err := os.ReadFile("../../rest/protowire/testdata/pod.pb")
@@ -90,11 +92,29 @@ func TestBenchDecodeProtobuf(t *testing.T) {
 	for range 30 {
 		frames = protowire.AppendWatchFrame(frames, "MODIFIED", pod)
 	}
-	stream := filepath.Join(t.TempDir(), "stream.pb")
+	testBenchDecodeBinary(t, "protobuf", frames)
+}
+
+func TestBenchDecodeCBOR(t *testing.T) {
+	isolate(t)
+	pod, err := os.ReadFile("../../rest/cborwire/testdata/pod.cbor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []byte
+	for range 30 {
+		items = cborwire.AppendEvent(items, "MODIFIED", pod)
+	}
+	testBenchDecodeBinary(t, "cbor", items)
+}
+
+// testBenchDecodeBinary runs bench decode on 30 events in format.
+func testBenchDecodeBinary(t *testing.T, format string, frames []byte) {
+	stream := filepath.Join(t.TempDir(), "stream."+format)
 	if err := os.WriteFile(stream, frames, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := mustRun(t, "bench", "decode", "--stream", stream, "--repeat", "2", "--content-type", "protobuf")
+	r := mustRun(t, "bench", "decode", "--stream", stream, "--repeat", "2", "--content-type", format)
 	var got decodeResult
 	benchLine(t, r.stdout, &got)
 	if got.Events != 30 || got.EventsPerS <= 0 || got.AllocsPerEvent <= 0 || got.BytesPerEvent <= 0 {
@@ -102,10 +122,10 @@ func TestBenchDecodeProtobuf(t *testing.T) {
 	}
 	// The same file read as JSON is no JSON stream.
 	if r := run(t, "bench", "decode", "--stream", stream); r.code != exitError {
-		t.Fatalf("a protobuf stream read as json: exit %d, want %d", r.code, exitError)
+		t.Fatalf("a %s stream read as json: exit %d, want %d", format, r.code, exitError)
 	}
 	os.WriteFile(stream, frames[:len(frames)-10], 0o644)
-	if r := run(t, "bench", "decode", "--stream", stream, "--content-type", "protobuf"); r.code != exitError {
+	if r := run(t, "bench", "decode", "--stream", stream, "--content-type", format); r.code != exitError {
 		t.Fatalf("a truncated stream: exit %d, want %d", r.code, exitError)
 	}
 	if r := run(t, "bench", "decode", "--stream", stream, "--content-type", "yaml"); r.code != exitUsage {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/cborwire"
 )
 
 // Verbosity levels of the -v HTTP log, as kubectl's.
@@ -155,10 +156,12 @@ func cutBody(data []byte, limit int) string {
 	return quote(data)
 }
 
-// protobufType is h's Content-Type if it is Kubernetes protobuf, else "".
+// protobufType is h's Content-Type if it is a binary form, Kubernetes
+// protobuf or CBOR, else "".
 func protobufType(h http.Header) string {
 	ct := h.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == rest.ContentTypeProtobuf {
+	if mt, _, err := mime.ParseMediaType(ct); err == nil &&
+		(mt == rest.ContentTypeProtobuf || mt == rest.ContentTypeCBOR || mt == rest.ContentTypeCBORSeq) {
 		return ct
 	}
 	return ""
@@ -178,7 +181,11 @@ func protobufBody(data []byte, limit int, contentType string, complete bool) str
 		shown, cut = data[:limit], ", cut short"
 	}
 	head := fmt.Sprintf(" (%s, %d bytes shown in hex%s)", contentType, len(shown), cut)
-	if what := trace.DescribeProtobuf(data, contentType, complete); what != "" {
+	what := trace.DescribeProtobuf(data, contentType, complete)
+	if mt, _, _ := mime.ParseMediaType(contentType); mt != rest.ContentTypeProtobuf {
+		what = describeCBOR(data)
+	}
+	if what != "" {
 		head += ": " + what
 	}
 	return head + "\n" + strings.TrimSuffix(indent(hex.Dump(shown), "    "), "\n    ")
@@ -258,4 +265,14 @@ func (b *loggedBody) flushLocked(err error) {
 	}
 	b.buf = bytes.Buffer{}
 	b.log.printf("%s", msg)
+}
+
+// describeCBOR says what a CBOR body begins with: the apiserver's items
+// carry the self-describe tag.
+func describeCBOR(data []byte) string {
+	h, ok, _ := cborwire.ParseHead(data)
+	if ok && h.Major == cborwire.MajorTag && h.Arg == cborwire.TagSelfDescribed {
+		return "a self-described CBOR item (tag 55799, d9 d9 f7)"
+	}
+	return ""
 }

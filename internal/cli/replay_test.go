@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -106,6 +107,51 @@ func TestReplay(t *testing.T) {
 			checkGolden(t, tt.golden, r.stdout)
 		})
 	}
+}
+
+// A CBOR client of the replay server is answered in CBOR from the JSON
+// recording and prints what a JSON client prints, equal as JSON: CBOR
+// keeps no member order (the apiserver's own varies from item to item).
+func TestReplayCBOR(t *testing.T) {
+	isolate(t)
+	watchList, _ := recordFixture(t)
+	paged, _ := recordFixture(t, "--watch-list=false", "--chunk-size", "1")
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		golden string
+	}{
+		{"watch list, json", []string{"--replay", watchList, "-o", "json"}, "json.golden"},
+		{"paged list, events", []string{"--replay", paged, "--events", "-o", "json"}, "events-json-list.golden"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mustRun(t, append([]string{"watch", "--speed", "0", "--content-type", "cbor"}, tt.args...)...)
+			if r.stderr != "" {
+				t.Errorf("stderr: got %q, want nothing", r.stderr)
+			}
+			want, err := os.ReadFile(filepath.Join("testdata", tt.golden))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(jsonLines(t, string(want)), jsonLines(t, r.stdout)); d != "" {
+				t.Errorf("output differs from %s as JSON (-want +got):\n%s", tt.golden, d)
+			}
+		})
+	}
+}
+
+// jsonLines reads each line of out as a JSON value.
+func jsonLines(t *testing.T, out string) []any {
+	t.Helper()
+	var vs []any
+	for line := range strings.SplitSeq(strings.TrimSpace(out), "\n") {
+		var v any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		vs = append(vs, v)
+	}
+	return vs
 }
 
 func TestReplayFailures(t *testing.T) {

@@ -128,7 +128,7 @@ func (f *watchFlags) register(c *command, replay bool) {
 	fs.BoolVar(&f.watchList, "watch-list", true, "get the initial state as a streaming watch list (--watch-list=false: a list)")
 	fs.DurationVar(&f.watchListTimeout, "watch-list-timeout", cache.DefaultWatchListTimeout, "list instead when a watch list's initial events have not ended after this long (`duration`)")
 	fs.Int64Var(&f.chunkSize, "chunk-size", 500, "list page size (0: one page)")
-	fs.StringVar(&f.contentType, "content-type", "json", "the `format` to ask lists and watches for: json, or protobuf (the kubelet's)")
+	fs.StringVar(&f.contentType, "content-type", "json", "the `format` to ask lists and watches for: json, protobuf (the kubelet's) or cbor (alpha: needs the apiserver's CBORServingAndStorage gate)")
 	f.trace.register(c)
 	fs.IntVar(&f.verbosity, "v", 0, "log `level`: 2 reflector steps, 3 resourceVersions, 6 requests, 7 headers, 8 bodies (cut short), 9 curl commands and longer bodies")
 	if replay {
@@ -178,16 +178,23 @@ func (f *watchFlags) check(c *command) error {
 		return usagef(name, "--replay serves its own apiserver; connection flags do not apply")
 	case c.set("speed") && f.replay == "":
 		return usagef(name, "--speed applies to --replay only")
-	case f.contentType != "json" && f.contentType != "protobuf":
-		return usagef(name, "--content-type %q: want json or protobuf", f.contentType)
+	case f.contentType != "json" && f.contentType != "protobuf" && f.contentType != "cbor":
+		return usagef(name, "--content-type %q: want json, protobuf or cbor", f.contentType)
+	case f.contentType == "cbor" && name == "record":
+		// A recording holds JSON or protobuf bodies, which every server
+		// converts for its client; CBOR bodies it would not convert.
+		return usagef(name, "--content-type cbor: recordings hold json or protobuf (a CBOR client is answered from either)")
 	}
 	return f.trace.check(c)
 }
 
 // restContentType is the rest.Config.ContentType --content-type asks for.
 func (f *watchFlags) restContentType() string {
-	if f.contentType == "protobuf" {
+	switch f.contentType {
+	case "protobuf":
 		return rest.ContentTypeProtobuf
+	case "cbor":
+		return rest.ContentTypeCBOR
 	}
 	return rest.ContentTypeJSON
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,7 +48,23 @@ func (c *Cluster) apiServerArgs() []string {
 	if c.opts.WatchCache != nil {
 		args = append(args, "--watch-cache="+strconv.FormatBool(*c.opts.WatchCache))
 	}
+	if gates := featureGatesFlag(c.opts.FeatureGates); gates != "" {
+		args = append(args, gates)
+	}
 	return append(args, c.opts.ExtraAPIServerArgs...)
+}
+
+// featureGatesFlag is the --feature-gates flag for gates, in name order so
+// that the command line is the same from run to run; "" for none.
+func featureGatesFlag(gates map[string]bool) string {
+	if len(gates) == 0 {
+		return ""
+	}
+	var kv []string
+	for _, name := range slices.Sorted(maps.Keys(gates)) {
+		kv = append(kv, name+"="+strconv.FormatBool(gates[name]))
+	}
+	return "--feature-gates=" + strings.Join(kv, ",")
 }
 
 // StartAPIServer starts kube-apiserver on the cluster's port (the same URL

@@ -25,6 +25,10 @@ type Options struct {
 	// With it off, watches are served by etcd directly, so a watch from a
 	// compacted revision gets 410 without an apiserver restart.
 	WatchCache *bool
+	// FeatureGates switches the apiserver's feature gates, by name, with
+	// --feature-gates; nil keeps the defaults. The CBOR tests turn on the
+	// alpha CBORServingAndStorage gate with it.
+	FeatureGates map[string]bool
 	// ExtraAPIServerArgs are appended to the apiserver's flags; a flag given
 	// here wins over the harness's own value for it.
 	ExtraAPIServerArgs []string

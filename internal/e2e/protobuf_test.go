@@ -33,9 +33,16 @@ import (
 func TestProtobuf(t *testing.T) {
 	c, ctx := startCluster(t, 5*time.Minute)
 	t.Run("objects transcode to the JSON answers", func(t *testing.T) { testProtobufTranscoding(t, ctx, c) })
-	t.Run("a reflector pushes as in JSON", func(t *testing.T) { testProtobufWatch(t, ctx, c) })
-	t.Run("podwatch watch prints as in JSON", func(t *testing.T) { testProtobufCommand(t, ctx, c) })
-	t.Run("a 410 after compaction relists", func(t *testing.T) { testProtobufGone(t, ctx, c) })
+	t.Run("a reflector pushes as in JSON", func(t *testing.T) {
+		testSameWatch(t, ctx, c, "pb-match", rest.ContentTypeJSON, rest.ContentTypeProtobuf)
+	})
+	t.Run("podwatch watch prints as in JSON", func(t *testing.T) {
+		checkProtobufTrace(t, testSameCommand(t, ctx, c, "pb-cmd", "json", "protobuf"))
+	})
+	t.Run("CBOR without its feature gate is refused", func(t *testing.T) { testCBORGateOff(t, ctx, c) })
+	t.Run("a 410 after compaction relists", func(t *testing.T) {
+		testGone(t, ctx, c, "pb-gone", rest.ContentTypeProtobuf, rest.ContentTypeProtobuf+";stream=watch")
+	})
 }
 
 var updateProtobufTestdata = flag.Bool("update-protobuf-testdata", false,
@@ -135,12 +142,11 @@ func testProtobufTranscoding(t *testing.T, ctx context.Context, c *cluster.Clust
 	}
 }
 
-// testProtobufWatch runs two reflectors of node's pods, one per
-// content type, through the same changes (a watch list, then creates,
+// testSameWatch runs reflectors of node's pods, one per content type
+// (JSON first), through the same changes (a watch list, then creates,
 // updates, a deletion, with bookmarks on) and checks they push the same
 // snapshots, pod for pod equal as JSON.
-func testProtobufWatch(t *testing.T, ctx context.Context, c *cluster.Cluster) {
-	const ns = "pb-match"
+func testSameWatch(t *testing.T, ctx context.Context, c *cluster.Cluster, ns string, cts ...string) {
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("namespace: %v", err)
 	}
@@ -149,7 +155,7 @@ func testProtobufWatch(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	}
 	logs := map[string]*jsonPushLog{}
 	steps := map[string]*stepLog{}
-	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
+	for _, ct := range cts {
 		client, err := rest.NewClient(rest.Config{Host: c.URL, BearerToken: c.NodeToken, TLS: rest.TLSConfig{CAData: c.CAData}, ContentType: ct})
 		if err != nil {
 			t.Fatal(err)
@@ -186,32 +192,35 @@ func testProtobufWatch(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 			t.Fatalf("%s reflector never pushed rv %s; pushed %v", ct, rv, l.rvs())
 		}
 	}
-	j, p := logs[rest.ContentTypeJSON].all(), logs[rest.ContentTypeProtobuf].all()
-	// The initial syncs may be at different resourceVersions (the server's
-	// own writes move it on between the two), but hold the same pods; the
-	// changes then come as the same events.
-	if d := cmp.Diff(j[0].Pods, p[0].Pods); d != "" {
-		t.Errorf("initial pods differ (-json +protobuf):\n%s", d)
-	}
-	if d := cmp.Diff(j[1:], p[1:]); d != "" {
-		t.Errorf("pushes differ (-json +protobuf):\n%s", d)
-	}
+	j := logs[cts[0]].all()
 	if len(j) < 5 {
-		t.Errorf("%d pushes, want the initial sync and one per change: %v", len(j), logs[rest.ContentTypeJSON].rvs())
+		t.Errorf("%d pushes, want the initial sync and one per change: %v", len(j), logs[cts[0]].rvs())
 	}
-	// The protobuf reflector synced with a watch list (its closing bookmark
-	// read), never fell back to a list, and reads the bookmark the server
-	// sends as a watch ends, then resumes.
-	s := steps[rest.ContentTypeProtobuf]
-	if !poll(ctx, func() bool {
-		return s.count(cache.StepWatchEnded) > 0 && slices.ContainsFunc(s.all(), func(st cache.Step) bool {
-			return st.Kind == cache.StepEvent && st.Event == watch.Bookmark
-		})
-	}) {
-		t.Fatalf("protobuf reflector: no bookmark and clean watch end within %s; steps:%s", wait, s.summary())
-	}
-	if s.count(cache.StepWatchList) == 0 || s.count(cache.StepList) > 0 || s.count(cache.StepFallbackList) > 0 || s.count(cache.StepBackoff) > 0 {
-		t.Errorf("protobuf reflector: want a watch list and no list, fallback or backoff; steps:%s", s.summary())
+	for _, ct := range cts[1:] {
+		p := logs[ct].all()
+		// The initial syncs may be at different resourceVersions (the
+		// server's own writes move it on between them), but hold the same
+		// pods; the changes then come as the same events.
+		if d := cmp.Diff(j[0].Pods, p[0].Pods); d != "" {
+			t.Errorf("initial pods differ (-%s +%s):\n%s", cts[0], ct, d)
+		}
+		if d := cmp.Diff(j[1:], p[1:]); d != "" {
+			t.Errorf("pushes differ (-%s +%s):\n%s", cts[0], ct, d)
+		}
+		// Each reflector synced with a watch list (its closing bookmark
+		// read), never fell back to a list, and reads the bookmark the
+		// server sends as a watch ends, then resumes.
+		s := steps[ct]
+		if !poll(ctx, func() bool {
+			return s.count(cache.StepWatchEnded) > 0 && slices.ContainsFunc(s.all(), func(st cache.Step) bool {
+				return st.Kind == cache.StepEvent && st.Event == watch.Bookmark
+			})
+		}) {
+			t.Fatalf("%s reflector: no bookmark and clean watch end within %s; steps:%s", ct, wait, s.summary())
+		}
+		if s.count(cache.StepWatchList) == 0 || s.count(cache.StepList) > 0 || s.count(cache.StepFallbackList) > 0 || s.count(cache.StepBackoff) > 0 {
+			t.Errorf("%s reflector: want a watch list and no list, fallback or backoff; steps:%s", ct, s.summary())
+		}
 	}
 }
 
@@ -320,11 +329,11 @@ func asJSON(t *testing.T, b []byte) any {
 	return v
 }
 
-// testProtobufGone compacts etcd and restarts the apiserver under a
-// protobuf watch: the 410 comes as a protobuf ERROR event holding a Status,
-// which the reflector reads as a 410 and answers with a relist.
-func testProtobufGone(t *testing.T, ctx context.Context, c *cluster.Cluster) {
-	const ns = "pb-gone"
+// testGone compacts etcd and restarts the apiserver under a watch in ct:
+// the 410 comes as an ERROR event in ct holding a Status, which the
+// reflector reads as a 410 and answers with a relist. Every 2xx answer is
+// ct, or watchCT for watches.
+func testGone(t *testing.T, ctx context.Context, c *cluster.Cluster, ns, ct, watchCT string) {
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("namespace: %v", err)
 	}
@@ -334,7 +343,7 @@ func testProtobufGone(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	}
 	answers := &contentTypeLog{}
 	client, err := rest.NewClient(rest.Config{Host: c.URL, BearerToken: c.NodeToken, TLS: rest.TLSConfig{CAData: c.CAData},
-		ContentType: rest.ContentTypeProtobuf, WrapTransport: answers.wrap})
+		ContentType: ct, WrapTransport: answers.wrap})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,8 +383,8 @@ func testProtobufGone(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	waitConverged(t, ctx, c, pushes, rv)
 	checkPushes(t, pushes.all())
 	for _, a := range answers.all() {
-		if a != "200 "+rest.ContentTypeProtobuf+";stream=watch" && a != "200 "+rest.ContentTypeProtobuf {
-			t.Errorf("an answer was %q, want protobuf", a)
+		if a != "200 "+watchCT && a != "200 "+ct {
+			t.Errorf("an answer was %q, want %s", a, ct)
 		}
 	}
 }
@@ -415,12 +424,12 @@ func (l *contentTypeLog) watching() bool {
 	return l.watches > 0
 }
 
-// testProtobufCommand runs podwatch watch -o json --mode snapshot
-// twice, in each content type, through the same changes, and checks they
-// print the same lines (equal as JSON, the config.seen annotation aside);
-// the protobuf one then exits 0 on Ctrl-C.
-func testProtobufCommand(t *testing.T, ctx context.Context, c *cluster.Cluster) {
-	const ns = "pb-cmd"
+// testSameCommand runs podwatch watch -o json --mode snapshot once per
+// --content-type (the first compared with each other) through the same
+// changes, and checks they print the same lines (equal as JSON, the
+// config.seen annotation aside); the last one, which writes a JSON trace,
+// then exits 0 on Ctrl-C. It returns that trace's file.
+func testSameCommand(t *testing.T, ctx context.Context, c *cluster.Cluster, ns string, cts ...string) (traceFile string) {
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("namespace: %v", err)
 	}
@@ -434,10 +443,11 @@ func testProtobufCommand(t *testing.T, ctx context.Context, c *cluster.Cluster) 
 		t.Fatalf("write kubeconfig: %v", err)
 	}
 	procs := map[string]*process{}
-	traceFile := filepath.Join(dir, "trace.jsonl")
-	for _, ct := range []string{"json", "protobuf"} {
+	traceFile = filepath.Join(dir, "trace.jsonl")
+	last := cts[len(cts)-1]
+	for _, ct := range cts {
 		args := []string{"watch", "--kubeconfig", kubeconfig, "--node", node, "-o", "json", "--mode", "snapshot", "--content-type", ct}
-		if ct == "protobuf" {
+		if ct == last {
 			args = append(args, "--trace-file", traceFile, "--trace-format", "json")
 		}
 		procs[ct] = startCommand(t, ctx, bin, args...)
@@ -462,17 +472,25 @@ func testProtobufCommand(t *testing.T, ctx context.Context, c *cluster.Cluster) 
 			printed[ct] = append(printed[ct], rawLine(t, p))
 		}
 	}
-	if d := cmp.Diff(printed["json"], printed["protobuf"]); d != "" {
-		t.Errorf("printed updates differ (-json +protobuf):\n%s", d)
+	for _, ct := range cts[1:] {
+		if d := cmp.Diff(printed[cts[0]], printed[ct]); d != "" {
+			t.Errorf("printed updates differ (-%s +%s):\n%s", cts[0], ct, d)
+		}
 	}
-	p := procs["protobuf"]
+	p := procs[last]
 	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatalf("interrupt: %v", err)
 	}
 	if err := p.waitExit(t); err != nil {
-		t.Fatalf("podwatch --content-type protobuf after Ctrl-C: %v; stderr:\n%s", err, p.stderr())
+		t.Fatalf("podwatch --content-type %s after Ctrl-C: %v; stderr:\n%s", last, err, p.stderr())
 	}
-	// The trace shows what was asked and what came.
+	return traceFile
+}
+
+// checkProtobufTrace checks that the JSON trace shows what was asked and
+// what came: protobuf.
+func checkProtobufTrace(t *testing.T, traceFile string) {
+	t.Helper()
 	trace, err := os.ReadFile(traceFile)
 	if err != nil {
 		t.Fatalf("read the trace: %v", err)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/podwatch/podwatch/internal/stream"
+	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/rest/protowire"
@@ -28,6 +29,10 @@ type framer struct {
 	// objects.
 	protobuf bool
 	tc       protowire.Transcoder
+	// cbor frames the stream by each item's headers; cb reads the items.
+	cbor bool
+	cf   stream.CBORFramer
+	cb   cborwire.Transcoder
 }
 
 // feed scans data, which begins at stream offset off, and calls emit for
@@ -37,7 +42,10 @@ func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
 		held := len(f.buf)
 		event := data
 		if held == 0 {
-			if !f.protobuf {
+			if f.cbor {
+				f.cf.Reset(0)
+			}
+			if !f.protobuf && !f.cbor {
 				i := skipSpace(data)
 				if i == len(data) {
 					return
@@ -71,9 +79,12 @@ func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
 			}
 			return
 		}
-		if f.protobuf {
+		switch {
+		case f.protobuf:
 			emit(parseFrame(&f.tc, event[:n], f.start))
-		} else {
+		case f.cbor:
+			emit(parseCBORItem(&f.cb, event[:n], f.start))
+		default:
 			emit(parseEvent(event[:n], f.start))
 		}
 		f.buf = f.buf[:0]
@@ -85,6 +96,9 @@ func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
 // there. A protobuf frame too long to hold is told (its prefix is all the
 // trace can show of it) before framing stops.
 func (f *framer) end(event []byte, emit func(*Event)) (int, error) {
+	if f.cbor {
+		return f.cf.Scan(event, maxEventBytes)
+	}
 	if !f.protobuf {
 		return f.scan.Scan(event)
 	}

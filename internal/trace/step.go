@@ -166,11 +166,25 @@ type Event struct {
 	// count the frame from its prefix.
 	Prefix   *Prefix   `json:"prefix,omitempty"`
 	Envelope *Envelope `json:"envelope,omitempty"`
+	// CBOR is a CBOR watch's item: a sequence has no framing, so each
+	// item's bounds (Offset, Bytes) come from its own headers.
+	CBOR *CBORItem `json:"cbor,omitempty"`
 	// Error is why the frame could not be read (a protobuf watch's frames
 	// stay apart even when one is malformed): the client's decoder fails on
 	// it too, and the step is not counted as an event.
 	Error   string `json:"error,omitempty"`
 	Explain string `json:"explain"`
+}
+
+// CBORItem is what a trace tells of one item of a CBOR watch
+// (application/cbor-seq) beside its event.
+type CBORItem struct {
+	// Tag is the tag the item opens with: 55799, self-described CBOR, as
+	// the apiserver writes every event (0: none).
+	Tag uint64 `json:"tag,omitempty"`
+	// Head is the item's first bytes in hex, e.g. "d9d9f7a2" (the tag, then
+	// a map of two pairs: type and object).
+	Head string `json:"head"`
 }
 
 // Prefix is the 4-byte big-endian length before each frame of a protobuf

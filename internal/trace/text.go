@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/podwatch/podwatch/rest/cborwire"
 )
 
 // ANSI colours of the text trace.
@@ -213,6 +215,9 @@ func eventText(req string, e *Event) (string, string, string, []string) {
 	if e.Prefix != nil {
 		more = append(more, frameLine(e))
 	}
+	if e.CBOR != nil {
+		more = append(more, cborLine(e.CBOR))
+	}
 	return req + e.Type, eventColors[e.Type], fmt.Sprintf("%s (%d bytes at %d): %s", what, e.Bytes, e.Offset, e.Explain), more
 }
 
@@ -225,6 +230,16 @@ func frameLine(e *Event) string {
 	}
 	if env := e.Envelope; env != nil {
 		s += "; " + envelopeText(env)
+	}
+	return s
+}
+
+// cborLine shows a CBOR watch item: it has no framing, so where it ends
+// comes from its headers; it opens with the self-describe tag.
+func cborLine(c *CBORItem) string {
+	s := "CBOR item, bounds from its own headers, begins " + spacedHex(c.Head)
+	if c.Tag == cborwire.TagSelfDescribed {
+		s += ": tag 55799, self-described CBOR"
 	}
 	return s
 }

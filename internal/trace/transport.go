@@ -168,7 +168,7 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 	case ok && (r.typ == "watch" || r.typ == "watch-list"):
 		r.held = true
 		r.initial = r.typ == "watch-list"
-		r.events = &framer{protobuf: r.protobuf}
+		r.events = &framer{protobuf: r.protobuf, cbor: isCBOR(resp.Header.Get("Content-Type"))}
 		t.held = append(t.held, r)
 		t.cur = r
 	case !ok:

@@ -10,7 +10,7 @@ import (
 	"runtime"
 )
 
-const usage = "usage: clientgo-bench sync|decode|protobuf-stream [flags]\n"
+const usage = "usage: clientgo-bench sync|decode|protobuf-stream|cbor-stream [flags]\n"
 
 // errUsage is a bad command line, already reported.
 var errUsage = errors.New("usage")
@@ -30,7 +30,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "decode":
 		err = runDecode(args[1:], stdout, stderr)
 	case "protobuf-stream":
-		err = runProtobufStream(args[1:], stderr)
+		err = runStream("protobuf-stream", "application/vnd.kubernetes.protobuf", args[1:], stderr)
+	case "cbor-stream":
+		err = runStream("cbor-stream", "application/cbor", args[1:], stderr)
 	default:
 		fmt.Fprintf(stderr, "clientgo-bench: unknown benchmark %q\n%s", args[0], usage)
 		return 2

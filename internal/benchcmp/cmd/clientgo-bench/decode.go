@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	"k8s.io/client-go/kubernetes/scheme"
 	restclientwatch "k8s.io/client-go/rest/watch"
@@ -25,15 +27,19 @@ type decodeResult struct {
 	BytesPerEvent  float64 `json:"bytes_per_event"`
 }
 
+// codecs are client-go's with CBOR added, as a client built with the
+// ClientsAllowCBOR feature has them: scheme.Codecs alone has no CBOR.
+var codecs = serializer.NewCodecFactory(scheme.Scheme, serializer.WithSerializer(cbor.NewSerializerInfo))
+
 // chain builds the decoder client-go's REST client puts under a watch of
 // media type mediaType: the framer, the streaming decoder of WatchEvents and
 // the object decoder into core/v1.
 func chain(mediaType string, body io.ReadCloser) (*restclientwatch.Decoder, error) {
-	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), mediaType)
+	info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), mediaType)
 	if !ok || info.StreamSerializer == nil {
 		return nil, fmt.Errorf("no stream serializer for %s", mediaType)
 	}
-	objects := scheme.Codecs.WithoutConversion().DecoderToVersion(info.Serializer, corev1.SchemeGroupVersion)
+	objects := codecs.WithoutConversion().DecoderToVersion(info.Serializer, corev1.SchemeGroupVersion)
 	frames := info.StreamSerializer.Framer.NewFrameReader(body)
 	events := streaming.NewDecoder(frames, info.StreamSerializer.Serializer)
 	return restclientwatch.NewDecoder(events, objects), nil
@@ -60,16 +66,17 @@ func decodeAll(mediaType string, data []byte) (int, error) {
 	}
 }
 
-// toProtobuf re-encodes a JSON watch stream as the apiserver sends it to a
-// client asking for protobuf: length-delimited WatchEvents, each object in
-// the protobuf envelope, written by client-go's own protobuf serializer.
-func toProtobuf(data []byte) ([]byte, error) {
+// toStream re-encodes a JSON watch stream as the apiserver sends it to a
+// client asking for mediaType, protobuf (length-delimited WatchEvents, each
+// object in the protobuf envelope) or CBOR (a sequence of self-described
+// items), written by client-go's own serializers.
+func toStream(mediaType string, data []byte) ([]byte, error) {
 	d, err := chain(runtime.ContentTypeJSON, io.NopCloser(bytes.NewReader(data)))
 	if err != nil {
 		return nil, err
 	}
-	info, _ := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
-	objects := scheme.Codecs.EncoderForVersion(info.Serializer, corev1.SchemeGroupVersion)
+	info, _ := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), mediaType)
+	objects := codecs.EncoderForVersion(info.Serializer, corev1.SchemeGroupVersion)
 	var out bytes.Buffer
 	events := streaming.NewEncoder(info.StreamSerializer.Framer.NewFrameWriter(&out), info.StreamSerializer.Serializer)
 	for {
@@ -90,35 +97,35 @@ func toProtobuf(data []byte) ([]byte, error) {
 	}
 }
 
-// runProtobufStream writes the protobuf watch stream of a JSON one, for
-// both sides to decode the same bytes.
-func runProtobufStream(args []string, stderr io.Writer) error {
-	fs := newFlags("protobuf-stream", stderr)
+// runStream writes the watch stream in mediaType of a JSON one, for both
+// sides to decode the same bytes.
+func runStream(name, mediaType string, args []string, stderr io.Writer) error {
+	fs := newFlags(name, stderr)
 	stream := fs.String("stream", "", "watch stream file (newline-delimited JSON events)")
-	out := fs.String("out", "", "the protobuf watch stream `file` to write")
+	out := fs.String("out", "", "the watch stream `file` to write")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *stream == "" || *out == "" {
-		fmt.Fprintln(stderr, "clientgo-bench protobuf-stream: want --stream and --out")
+		fmt.Fprintf(stderr, "clientgo-bench %s: want --stream and --out\n", name)
 		return errUsage
 	}
 	data, err := os.ReadFile(*stream)
 	if err != nil {
 		return err
 	}
-	pb, err := toProtobuf(data)
+	b, err := toStream(mediaType, data)
 	if err != nil {
-		return fmt.Errorf("re-encode as protobuf: %w", err)
+		return fmt.Errorf("re-encode as %s: %w", mediaType, err)
 	}
-	return os.WriteFile(*out, pb, 0o644)
+	return os.WriteFile(*out, b, 0o644)
 }
 
 func runDecode(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("decode", stderr)
 	stream := fs.String("stream", "", "watch stream file, as the server sends it")
 	repeat := fs.Int("repeat", 10, "timed passes")
-	format := fs.String("content-type", "json", "the stream's `format`: json (newline-delimited events) or protobuf (length-prefixed WatchEvents)")
+	format := fs.String("content-type", "json", "the stream's `format`: json (newline-delimited events), protobuf (length-prefixed WatchEvents) or cbor (a sequence of CBOR items)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -129,8 +136,12 @@ func runDecode(args []string, stdout, stderr io.Writer) error {
 		// The kubelet's: its client asks for protobuf and client-go's REST
 		// client decodes the watch with the protobuf stream serializer.
 		mediaType = runtime.ContentTypeProtobuf
+	case "cbor":
+		// client-go's CBOR stream decoder, as a client with
+		// ClientsAllowCBOR reads an application/cbor-seq watch.
+		mediaType = runtime.ContentTypeCBOR
 	default:
-		fmt.Fprintf(stderr, "clientgo-bench decode: --content-type %q: want json or protobuf\n", *format)
+		fmt.Fprintf(stderr, "clientgo-bench decode: --content-type %q: want json, protobuf or cbor\n", *format)
 		return errUsage
 	}
 	data, err := os.ReadFile(*stream)

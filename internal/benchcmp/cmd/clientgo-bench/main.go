@@ -2,9 +2,10 @@
 // bench, so make bench can set them side by side: sync (NewListWatchFromClient
 // + NewReflector + NewUndeltaStore against a server, until a push reflects a
 // resourceVersion) and decode (client-go's own watch decoder chain over a
-// stream file, JSON or protobuf). It prints the same JSON lines as podwatch
-// bench. protobuf-stream writes the protobuf watch stream of a JSON one, as
-// the apiserver would send it to a protobuf client, for both to decode.
+// stream file, JSON, protobuf or CBOR). It prints the same JSON lines as
+// podwatch bench. protobuf-stream and cbor-stream write the protobuf or CBOR
+// watch stream of a JSON one, as the apiserver would send it to such a
+// client, for both to decode.
 //
 // It lives in a module of its own (internal/benchcmp) so that the podwatch
 // module never depends on Kubernetes code; for the same reason it keeps the

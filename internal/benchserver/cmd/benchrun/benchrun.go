@@ -167,7 +167,7 @@ func (c config) run(ctx context.Context, stdout io.Writer) error {
 	return nil
 }
 
-// decode writes the stream file, in JSON and in protobuf, has each side
+// decode writes the stream file, in JSON, protobuf and CBOR, has each side
 // decode each, and prints the decode table.
 func (c config) decode(ctx context.Context, stdout io.Writer, stream string) error {
 	if _, err := measure(ctx, c.server, "stream", "--pod", c.pod, "--pods", "110", "--events", "2000", "--out", stream); err != nil {
@@ -179,12 +179,18 @@ func (c config) decode(ctx context.Context, stdout io.Writer, stream string) err
 	if out, err := exec.CommandContext(ctx, c.clientgo, "protobuf-stream", "--stream", stream, "--out", pbStream).CombinedOutput(); err != nil {
 		return fmt.Errorf("%s protobuf-stream: %w\n%s", filepath.Base(c.clientgo), err, out)
 	}
+	// And as it sends them to a CBOR client (with the apiserver's
+	// CBORServingAndStorage gate on).
+	cborStream := strings.TrimSuffix(stream, filepath.Ext(stream)) + ".cbor"
+	if out, err := exec.CommandContext(ctx, c.clientgo, "cbor-stream", "--stream", stream, "--out", cborStream).CombinedOutput(); err != nil {
+		return fmt.Errorf("%s cbor-stream: %w\n%s", filepath.Base(c.clientgo), err, out)
+	}
 	repeat, cgRepeat := "10", "3"
 	if c.quick {
 		repeat, cgRepeat = "1", "1"
 	}
 	var d decodeRuns
-	// Each measurement runs decodeRounds times, the four interleaved, and
+	// Each measurement runs decodeRounds times, all interleaved, and
 	// the fastest of each counts: on a shared machine, load that comes and
 	// goes then weighs on both sides alike rather than on whichever ran
 	// while it lasted.
@@ -202,6 +208,8 @@ func (c config) decode(ctx context.Context, stdout io.Writer, stream string) err
 			{&d.pwProto, c.podwatch, []string{"bench", "decode", "--stream", pbStream, "--repeat", repeat, "--content-type", "protobuf"}},
 			{&d.cgJSON, c.clientgo, []string{"decode", "--stream", stream, "--repeat", cgRepeat}},
 			{&d.cgProto, c.clientgo, []string{"decode", "--stream", pbStream, "--repeat", repeat, "--content-type", "protobuf"}},
+			{&d.pwCBOR, c.podwatch, []string{"bench", "decode", "--stream", cborStream, "--repeat", repeat, "--content-type", "cbor"}},
+			{&d.cgCBOR, c.clientgo, []string{"decode", "--stream", cborStream, "--repeat", cgRepeat, "--content-type", "cbor"}},
 		} {
 			p, err := measure(ctx, r.name, r.args...)
 			if err != nil {
@@ -219,9 +227,9 @@ func (c config) decode(ctx context.Context, stdout io.Writer, stream string) err
 // decodeRounds is how many times each decode is measured.
 const decodeRounds = 3
 
-// decodeRuns are the four decode measurements of one run: each side on the
-// same events, in JSON and in protobuf.
-type decodeRuns struct{ pwJSON, pwProto, cgJSON, cgProto proc }
+// decodeRuns are the decode measurements of one run: each side on the
+// same events, in JSON, protobuf and CBOR.
+type decodeRuns struct{ pwJSON, pwProto, pwCBOR, cgJSON, cgProto, cgCBOR proc }
 
 // sync runs each side against one server of n copies and m events until a
 // push reflects the last.
@@ -245,7 +253,8 @@ func printDecode(w io.Writer, d decodeRuns, rounds int) {
 	for _, r := range []struct {
 		name string
 		p    proc
-	}{{"podwatch (JSON)", d.pwJSON}, {"podwatch (protobuf)", d.pwProto}, {"client-go (JSON)", d.cgJSON}, {"client-go (protobuf)", d.cgProto}} {
+	}{{"podwatch (JSON)", d.pwJSON}, {"podwatch (protobuf)", d.pwProto}, {"podwatch (CBOR)", d.pwCBOR},
+		{"client-go (JSON)", d.cgJSON}, {"client-go (protobuf)", d.cgProto}, {"client-go (CBOR)", d.cgCBOR}} {
 		fmt.Fprintf(w, "| %s | %.0f | %.1f | %.0f | %.0f |\n", r.name, num(r.p, "events_per_s"), num(r.p, "mb_per_s"), num(r.p, "allocs_per_event"), num(r.p, "bytes_per_event"))
 	}
 	for _, r := range []struct {
@@ -254,6 +263,7 @@ func printDecode(w io.Writer, d decodeRuns, rounds int) {
 	}{
 		{"podwatch JSON vs client-go JSON", d.pwJSON, d.cgJSON},
 		{"podwatch protobuf vs client-go protobuf", d.pwProto, d.cgProto},
+		{"podwatch CBOR vs client-go CBOR", d.pwCBOR, d.cgCBOR},
 		{"podwatch JSON vs client-go protobuf", d.pwJSON, d.cgProto},
 	} {
 		// MB/s compares only the same bytes: not across content types.
