@@ -90,6 +90,12 @@ func InvalidOption(field, reason, message string) Status {
 			Causes: []Cause{{Reason: reason, Message: message, Field: field}}}}
 }
 
+// ServiceUnavailable is the 503 a request gets when the server cannot serve
+// it now: a proxy that cannot reach its upstream, a server shutting down.
+func ServiceUnavailable(message string) Status {
+	return Status{Code: http.StatusServiceUnavailable, Reason: "ServiceUnavailable", Message: message}
+}
+
 // NotAcceptable is the 406 a request gets when it accepts no form the server
 // writes.
 func NotAcceptable(available string) Status {

@@ -84,7 +84,12 @@ func startFixtureServer(addr string, h http.Handler, overTLS bool) (*fixtureServ
 	fs.hs = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !fs.enter() {
-				http.Error(w, "podwatch: shutting down", http.StatusServiceUnavailable)
+				// A Status, as the apiserver answers while it shuts down,
+				// in the form the client asked for (protobuf for the
+				// kubelet): a client reads it as the server's refusal, not
+				// as a body it cannot parse.
+				rw, _ := apiwire.Respond(w, r)
+				apiwire.ServiceUnavailable("podwatch: the server is shutting down").Write(rw)
 				return
 			}
 			defer fs.handlers.Done()
@@ -126,12 +131,19 @@ func replayLog(log *logger) func(string, ...any) {
 // close closes the listener and every connection, which ends the handlers
 // (their request contexts end), and waits for them.
 func (fs *fixtureServer) close() {
-	fs.mu.Lock()
-	fs.closed = true
-	fs.mu.Unlock()
+	fs.refuse()
 	fs.hs.Close()
 	<-fs.served
 	fs.handlers.Wait()
+}
+
+// refuse makes every request from now on get a 503 Status instead of its
+// handler: a request on a kept-alive connection can still arrive while
+// close closes the connections.
+func (fs *fixtureServer) refuse() {
+	fs.mu.Lock()
+	fs.closed = true
+	fs.mu.Unlock()
 }
 
 // enter counts a handler in, unless the server is closing.

@@ -190,8 +190,7 @@ func (p *Proxy) fail(w http.ResponseWriter, r *http.Request, err error) {
 	// In the form the client prefers, protobuf for the kubelet, as the
 	// apiserver would answer it.
 	rw, _ := apiwire.Respond(w, r)
-	apiwire.Status{Code: http.StatusServiceUnavailable, Reason: "ServiceUnavailable",
-		Message: "podwatch proxy: the request could not be forwarded: " + err.Error()}.Write(rw)
+	apiwire.ServiceUnavailable("podwatch proxy: the request could not be forwarded: " + err.Error()).Write(rw)
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
