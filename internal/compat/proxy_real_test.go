@@ -3,6 +3,7 @@ package compat
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"maps"
 	"os"
@@ -19,6 +20,9 @@ import (
 )
 
 var proxyingAt = regexp.MustCompile(`proxying (http://\S+) to`)
+
+var updateProxyDocs = flag.Bool("update-proxy-docs", false,
+	"write the protobuf client's proxy recording and trace lines of TestKubeletThroughProxy to internal/docs/testdata/proxy, which docs/PROTOCOL.md section 11 is told from")
 
 // TestKubeletThroughProxy runs client-go's reflector, built as the kubelet
 // builds its pod source, through `podwatch proxy` against the real
@@ -102,6 +106,9 @@ func TestKubeletThroughProxy(t *testing.T) {
 	stopProxy()
 
 	checkProxyClientTrace(t, traceFile, c.NodeToken, modes)
+	if *updateProxyDocs {
+		writeProxyDocsTestdata(t, recDir, traceFile, c.NodeToken, modes[0])
+	}
 	for _, mode := range modes {
 		t.Run("replay "+mode.name, func(t *testing.T) {
 			recs, err := filepath.Glob(filepath.Join(recDir, "*kubelet-path-"+mode.name+"*", "recording.json"))

@@ -160,6 +160,14 @@ func traceRecorded(t *testing.T, file string, data []byte) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return traceServed(t, m, data)
+}
+
+// traceServed serves data as m says it was answered, to m's request sent
+// through a traced podwatch client asking for protobuf, and returns the
+// text trace, every time 0.000.
+func traceServed(t *testing.T, m recordedMeta, data []byte) string {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", m.ContentType)
 		w.WriteHeader(m.Status)

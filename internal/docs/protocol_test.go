@@ -23,6 +23,7 @@ const root = "../.."
 //	<!-- updates: FIXTURE --> lines of the pod updates it prints (trace-FIXTURE.stdout.golden)
 //	<!-- hex: protobuf/FILE -->       lines of a hex dump of FILE, a protobuf body recorded from the real apiserver (see protobuf_test.go)
 //	<!-- recorded: protobuf/FILE -->  the request FILE answers, its status and Content-Type
+//	<!-- proxy: NAME #N request|response|frames -->, <!-- proxy-trace: NAME -->  a proxy recording and trace (see proxy_test.go)
 //
 // Only ```console blocks (commands to type) need no marker.
 type snippet struct {
@@ -63,7 +64,11 @@ func parseSnippets(t *testing.T, doc string) []snippet {
 		}
 		m := markerRE.FindStringSubmatch(marker)
 		pb := protobufMarkerRE.FindStringSubmatch(marker)
+		px := proxyMarkerRE.FindStringSubmatch(marker)
 		switch {
+		case px != nil:
+			n, _ := strconv.Atoi(px[3])
+			out = append(out, snippet{line: i, source: px[1], fixture: px[2], n: n, part: px[4], text: body})
 		case pb != nil:
 			out = append(out, snippet{line: i, source: pb[1], fixture: pb[2], text: body})
 		case m != nil:
@@ -99,6 +104,9 @@ func TestProtocolSnippets(t *testing.T) {
 			switch s.source {
 			case "hex", "recorded", "frames":
 				checkProtobuf(t, s)
+				return
+			case "proxy", "proxy-trace":
+				checkProxy(t, s)
 				return
 			case "trace":
 				checkLines(t, s.text, filepath.Join(root, "internal", "cli", "testdata", "trace-"+s.fixture+".text.golden"))
