@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -206,8 +205,11 @@ func (e *env) verdict(ctx context.Context, c Check, done map[string]Outcome) Out
 	cctx, cancel := context.WithTimeout(ctx, e.checkTimeout())
 	defer cancel()
 	o := c.run(cctx, e)
-	if o.Result != Fail && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		o = notApplicable("cut short: the battery's --timeout of %s ran out (%s)", e.opts.Timeout, o.Evidence.Summary)
+	if o.Result != Pass && ctx.Err() != nil {
+		// Whatever it found, the check did not get to finish.
+		cut := notApplicable("cut short: the battery's --timeout of %s ran out (%s)", e.opts.Timeout, o.Evidence.Summary)
+		cut.Evidence.Exchanges = o.Evidence.Exchanges
+		return cut
 	}
 	return o
 }

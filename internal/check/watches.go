@@ -271,7 +271,7 @@ func checkWatchTooOld(ctx context.Context, e *env) Outcome {
 	}
 	what := "no event"
 	if len(w.events) > 0 {
-		what = fmt.Sprintf("a %s event at %s", w.events[0].ev.Type, w.events[0].rv())
+		what = fmt.Sprintf("an event of type %s at %s", w.events[0].ev.Type, w.events[0].rv())
 	}
 	return fail(req, fmt.Sprintf("the server says resourceVersion %s is gone (an Exact list there answered 410), yet a watch from it answered %d and %s", tooOldRV, w.x.Status, what), l.x, w.at(0))
 }
