@@ -232,7 +232,8 @@ func (q *request) follow(ctx context.Context, cursor int64, bookmarks bool) {
 	tick := time.NewTicker(q.s.opts.BookmarkEvery)
 	defer tick.Stop()
 	var beforeEnd <-chan time.Time
-	if dl, ok := ctx.Deadline(); ok && bookmarks {
+	// As the apiserver's, only a watch longer than the lead gets it.
+	if dl, ok := ctx.Deadline(); ok && bookmarks && time.Until(dl) > bookmarkLead {
 		t := time.NewTimer(max(time.Until(dl)-bookmarkLead, 0))
 		defer t.Stop()
 		beforeEnd = t.C
