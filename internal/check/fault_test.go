@@ -39,6 +39,12 @@ func faultServer(t *testing.T, fault func(*faultCtx)) string {
 			t.Fatal(err)
 		}
 	}
+	// Versions before the pods' are gone: a watch from the oldest pod's
+	// version is due a 410.
+	fs.mu.Lock()
+	srv.Tick(10)
+	srv.Compact(srv.RV())
+	fs.mu.Unlock()
 	hs := httptest.NewServer(fs)
 	t.Cleanup(hs.Close)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -267,7 +273,7 @@ var faultCases = []struct {
 			}
 		}
 	}},
-	{"no bookmarks", "bookmark-before-timeout", false, func(fc *faultCtx) {
+	{"no bookmarks", "bookmark-before-timeout", true, func(fc *faultCtx) {
 		fc.rewrite = func(line []byte) ([][]byte, bool) {
 			if isEvent(line, apiwire.Bookmark) && !isEndBookmark(line) {
 				return nil, false
@@ -278,8 +284,13 @@ var faultCases = []struct {
 	{"200 with data where a 410 is due", "watch-too-old-410", false, func(fc *faultCtx) {
 		fc.rewrite = func(line []byte) ([][]byte, bool) {
 			if isEvent(line, apiwire.Error) {
-				p := model.Pod{Namespace: "default", Name: "stale", UID: "uid-stale", RV: 5, Node: "node-a", Image: "registry.invalid/app:1", Phase: "Pending"}
-				return [][]byte{apiwire.Event(apiwire.Added, p.JSON())}, false
+				// The current state, as for a watch from "0".
+				var out [][]byte
+				pods, _ := fc.srv.History().Current("")
+				for _, p := range pods {
+					out = append(out, apiwire.Event(apiwire.Added, p.JSON()))
+				}
+				return out, false
 			}
 			return [][]byte{line}, false
 		}

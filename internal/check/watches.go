@@ -3,8 +3,8 @@ package check
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sync"
+	"time"
 
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
@@ -238,47 +238,48 @@ func goesBack(events []seen) (int, int) {
 	return -1, -1
 }
 
-// tooOldRV is the version the 410 check watches from: the oldest there is,
-// which a server that keeps a window of history no longer has.
-const tooOldRV = "1"
-
-// checkWatchTooOld: a watch from a version the server no longer has is
-// answered 410, outright or as an ERROR event, never with other data. The
-// server's own word says the version is gone: an Exact list at it
-// answering 410.
+// checkWatchTooOld: a watch from an old version gets 410 (outright or as
+// an ERROR event) once the server no longer has that version, and never
+// the current state in its place. The version is the oldest a listed item
+// carries: an object unchanged since then exists at it, so a watch from
+// there that sends that object as ADDED (a state, not a change after the
+// version) gives, in a 200, the data a 410 was due for. A server that
+// still has the version sends only changes after it, and passes too.
 func checkWatchTooOld(ctx context.Context, e *env) Outcome {
-	const req = "a watch from a resourceVersion the server no longer has is answered 410 (Gone or Expired), as the HTTP status or as an ERROR event, and nothing else"
+	const req = "a watch from a resourceVersion the server no longer has is answered 410 (Gone or Expired), as the HTTP status or as an ERROR event; while it has it, only changes after it: never the current state in place of a 410"
+	base := e.list(ctx, e.json, nil)
+	if base.err != nil {
+		return fail(req, "the list to take an old version from failed: "+base.err.Error(), base.x)
+	}
+	old, oldest := "", ""
+	for _, p := range base.list.Items {
+		if c, err := meta.CompareResourceVersions(p.Metadata.ResourceVersion, old); old == "" || (err == nil && c < 0) {
+			old, oldest = p.Metadata.ResourceVersion, key(p)
+		}
+	}
+	if old == "" {
+		return notApplicable("no pod listed: no old version to watch from (--write makes one, but a new one)").with(base.x)
+	}
 	w := e.watch(ctx, watchSpec{
-		mod:    func(r *rest.Request) { r.ResourceVersion(tooOldRV) },
-		until:  func(seen) bool { return true },
-		window: min(e.watchTimeout(), 3e9),
+		mod:    func(r *rest.Request) { r.ResourceVersion(old) },
+		window: min(e.watchTimeout(), 3*time.Second),
 	})
 	if rest.IsGone(w.err) {
-		return pass("a watch from %s was answered %d", tooOldRV, w.x.Status).with(w.x)
+		return pass("a watch from %s (%s's version) was answered %d", old, oldest, w.x.Status).with(w.x)
 	}
 	if w.err != nil {
 		return fail(req, "the watch failed, but not with 410: "+w.err.Error(), w.x)
 	}
-	if len(w.events) > 0 && w.events[0].ev.Type == watch.Error {
-		if rest.IsGone(w.events[0].ev.Err) {
-			return pass("a watch from %s got 200 and an ERROR event with 410", tooOldRV).with(w.at(0))
+	for i, s := range w.events {
+		if s.ev.Type == watch.Error {
+			if i == 0 && rest.IsGone(s.ev.Err) {
+				return pass("a watch from %s (%s's version) got 200 and an ERROR event with 410", old, oldest).with(w.at(0))
+			}
+			return fail(req, fmt.Sprintf("a watch from %s got an ERROR event that is not a 410 at its start: %v", old, s.ev.Err), w.at(i))
 		}
-		return fail(req, fmt.Sprintf("a watch from %s got an ERROR event that is not a 410: %v", tooOldRV, w.events[0].ev.Err), w.at(0))
+		if c, err := meta.CompareResourceVersions(s.rv(), old); s.ev.Type != watch.Bookmark && (err != nil || c <= 0) {
+			return fail(req, fmt.Sprintf("a watch from %s answered 200 and sent %s of %s at %s, a state at or before %s, not a change after it: where the server no longer has %s it owes a 410", old, s.ev.Type, key(s.ev.Object), s.rv(), old, old), w.at(i))
+		}
 	}
-	l := e.list(ctx, e.json, func(r *rest.Request) { r.ResourceVersion(tooOldRV).ResourceVersionMatch("Exact") })
-	if !rest.IsGone(l.err) {
-		return notApplicable("the server still has resourceVersion %s (an Exact list there: %s): no version is too old to ask for", tooOldRV, outcomeOf(l)).with(w.at(0), l.x)
-	}
-	what := "no event"
-	if len(w.events) > 0 {
-		what = fmt.Sprintf("an event of type %s at %s", w.events[0].ev.Type, w.events[0].rv())
-	}
-	return fail(req, fmt.Sprintf("the server says resourceVersion %s is gone (an Exact list there answered 410), yet a watch from it answered %d and %s", tooOldRV, w.x.Status, what), l.x, w.at(0))
-}
-
-func outcomeOf(l listed) string {
-	if l.err != nil {
-		return l.err.Error()
-	}
-	return fmt.Sprintf("%d at resourceVersion %s", http.StatusOK, l.list.Metadata.ResourceVersion)
+	return pass("the server still has %s (%s's version): the watch from it sent %d changes after it", old, oldest, len(w.events)).with(w.x)
 }

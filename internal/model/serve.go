@@ -227,8 +227,10 @@ const bookmarkLead = 2 * time.Second
 
 // follow sends every change after cursor until ctx ends, and a bookmark at
 // the last version sent whenever BookmarkEvery passes and once, as the
-// apiserver does, bookmarkLead before ctx's deadline (the watch's timeout).
+// apiserver does, bookmarkLead before ctx's deadline (the watch's timeout)
+// if the watch has moved on from where it started.
 func (q *request) follow(ctx context.Context, cursor int64, bookmarks bool) {
+	start := cursor
 	tick := time.NewTicker(q.s.opts.BookmarkEvery)
 	defer tick.Stop()
 	var beforeEnd <-chan time.Time
@@ -254,7 +256,7 @@ func (q *request) follow(ctx context.Context, cursor int64, bookmarks bool) {
 			}
 		case <-beforeEnd:
 			beforeEnd = nil
-			if !q.send(apiwire.Event(apiwire.Bookmark, apiwire.PodBookmark(strconv.FormatInt(cursor, 10), false))) {
+			if cursor != start && !q.send(apiwire.Event(apiwire.Bookmark, apiwire.PodBookmark(strconv.FormatInt(cursor, 10), false))) {
 				return
 			}
 		case <-ctx.Done():

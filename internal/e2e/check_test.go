@@ -1,0 +1,95 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/podwatch/podwatch/internal/check"
+	"github.com/podwatch/podwatch/internal/cli"
+	"github.com/podwatch/podwatch/internal/cluster"
+)
+
+// podwatch check against the real apiserver: no check fails, read-only as
+// the node's user and with --write as the admin, and -o json lists every
+// check with its evidence and without the token. The apiserver compacts
+// etcd every few seconds here (by default every 5 minutes), so that the
+// --write run sees a continue token expire within the battery.
+func TestCheckAgainstAPIServer(t *testing.T) {
+	c := cluster.StartForTest(t, cluster.Options{ExtraAPIServerArgs: []string{"--etcd-compaction-interval=5s"}})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := c.EnsureNamespace(ctx, "default"); err != nil {
+		t.Fatalf("EnsureNamespace: %v", err)
+	}
+	for _, name := range []string{"checked-1", "checked-2"} {
+		if _, err := c.CreatePod(ctx, "default", name, node, nil); err != nil {
+			t.Fatalf("CreatePod: %v", err)
+		}
+	}
+	dir := t.TempDir()
+	for _, run := range []struct {
+		name, token string
+		args        []string
+		wantPass    []string
+	}{
+		{"read-only", c.NodeToken, nil, []string{"watch-list-initial-events-end", "bookmark-before-timeout", "watch-too-old-410", "list-paging"}},
+		{"write", c.AdminToken, []string{"--write"}, []string{"list-continue-expired", "watch-list-stays-open", "watch-rv-order"}},
+	} {
+		t.Run(run.name, func(t *testing.T) {
+			kubeconfig := filepath.Join(dir, run.name+".kubeconfig")
+			if err := os.WriteFile(kubeconfig, c.Kubeconfig(run.token), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"check", "--kubeconfig", kubeconfig, "--node", node, "-o", "json"}, run.args...)
+			code := cli.Main(ctx, args, &stdout, &stderr)
+			outs := parseOutcomes(t, stdout.String())
+			for _, o := range outs {
+				t.Logf("%-30s %-15s %s", o.Name, o.Result, o.Evidence.Summary)
+			}
+			if code != 0 {
+				t.Fatalf("podwatch check: exit %d, want 0\nstderr:\n%s", code, stderr.String())
+			}
+			if len(outs) < 15 || len(outs) != len(check.Names()) {
+				t.Fatalf("%d checks printed, want all %d (at least 15)", len(outs), len(check.Names()))
+			}
+			got := map[string]check.Result{}
+			for _, o := range outs {
+				got[o.Name] = o.Result
+				if o.Result == check.Fail {
+					t.Errorf("%s failed: %+v", o.Name, o.Evidence)
+				}
+				if o.Evidence.Summary == "" {
+					t.Errorf("%s has no evidence", o.Name)
+				}
+			}
+			for _, n := range run.wantPass {
+				if got[n] != check.Pass {
+					t.Errorf("%s: %s, want pass", n, got[n])
+				}
+			}
+			if strings.Contains(stdout.String()+stderr.String(), run.token) {
+				t.Errorf("the output holds the bearer token")
+			}
+		})
+	}
+}
+
+func parseOutcomes(t *testing.T, out string) []check.Outcome {
+	t.Helper()
+	var outs []check.Outcome
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var o check.Outcome
+		if err := json.Unmarshal([]byte(line), &o); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		outs = append(outs, o)
+	}
+	return outs
+}
