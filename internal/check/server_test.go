@@ -3,47 +3,18 @@ package check
 import (
 	"context"
 	"encoding/json"
-	"math/rand/v2"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
-	"github.com/podwatch/podwatch/internal/model"
 	"github.com/podwatch/podwatch/rest"
 )
 
 // testWait bounds every wait for a battery run.
 const testWait = 3 * time.Minute
-
-// modelServer serves the model apiserver (as serve --simulate does) with
-// its pods churning, until the test ends.
-func modelServer(t *testing.T, opts model.Options, wrap func(*model.Server) http.Handler) string {
-	t.Helper()
-	srv := model.NewServer(model.NewHistory(100), opts)
-	t.Cleanup(srv.Close)
-	ch := model.NewChurner(srv, rand.New(rand.NewPCG(1, 2)), model.ChurnOptions{MaxGap: 300 * time.Millisecond, Changes: 100000})
-	if err := ch.Populate(); err != nil {
-		t.Fatal(err)
-	}
-	var h http.Handler = srv
-	if wrap != nil {
-		h = wrap(srv)
-	}
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		ch.Churn(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return hs.URL
-}
 
 // runBattery runs the battery against url and returns the outcomes by name.
 func runBattery(t *testing.T, url string, opts Options) map[string]Outcome {
@@ -64,7 +35,61 @@ func runBattery(t *testing.T, url string, opts Options) map[string]Outcome {
 	return m
 }
 
-func TestScratchModel(t *testing.T) {
-	url := modelServer(t, model.Options{GoneAsEvent: true, BookmarkEvery: 500 * time.Millisecond}, nil)
-	runBattery(t, url, Options{WatchSeconds: 2, Grace: 3 * time.Second})
+// hangingServer accepts every request and answers none (a list), or sends
+// a watch's headers and then nothing, ever.
+func hangingServer(t *testing.T) string {
+	t.Helper()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") == "true" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+		}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// Against a server that never answers nor ends a watch the battery still
+// ends within its timeout: every check cut short or not run says so, and
+// none passes.
+func TestBatteryEndsWithinTimeoutAgainstAHangingServer(t *testing.T) {
+	url := hangingServer(t)
+	done := make(chan map[string]Outcome, 1)
+	go func() { done <- runBattery(t, url, Options{Timeout: 3 * time.Second}) }()
+	var outs map[string]Outcome
+	select {
+	case outs = <-done:
+	case <-time.After(testWait):
+		t.Fatalf("the battery did not end within %s against a hanging server", testWait)
+	}
+	if len(outs) != len(Names()) {
+		t.Fatalf("%d outcomes, want %d", len(outs), len(Names()))
+	}
+	for n, o := range outs {
+		if o.Result == Pass || o.Evidence.Summary == "" {
+			t.Errorf("%s: %s %q, want no pass, and a reason", n, o.Result, o.Evidence.Summary)
+		}
+	}
+}
+
+// Only runs the checks named and those they build on; an unknown name is
+// refused before anything is sent.
+func TestOnlyRunsNamedChecksAndTheirDependencies(t *testing.T) {
+	url := faultServer(t, nil)
+	outs := runBattery(t, url, Options{Only: []string{"watch-list-rv"}, WatchSeconds: 2, Grace: 3 * time.Second})
+	var got []string
+	for _, n := range Names() {
+		if _, ok := outs[n]; ok {
+			got = append(got, n)
+		}
+	}
+	if want := []string{"list-consistent", "watch-list-initial-events-end", "watch-list-rv"}; !slices.Equal(got, want) {
+		t.Fatalf("ran %v, want %v", got, want)
+	}
+	var unknown *UnknownCheckError
+	if _, err := Run(context.Background(), Options{Config: rest.Config{Host: url}, Only: []string{"no-such-check"}}); !errors.As(err, &unknown) {
+		t.Fatalf("Run with an unknown name: %v, want *UnknownCheckError", err)
+	}
 }

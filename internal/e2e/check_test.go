@@ -38,8 +38,8 @@ func TestCheckAgainstAPIServer(t *testing.T) {
 		args        []string
 		wantPass    []string
 	}{
-		{"read-only", c.NodeToken, nil, []string{"watch-list-initial-events-end", "bookmark-before-timeout", "watch-too-old-410", "list-paging"}},
-		{"write", c.AdminToken, []string{"--write"}, []string{"list-continue-expired", "watch-list-stays-open", "watch-rv-order"}},
+		{"read-only", c.NodeToken, nil, []string{"watch-list-initial-events-end", "watch-too-old-410", "list-paging", "content-type-protobuf"}},
+		{"write", c.AdminToken, []string{"--write"}, []string{"list-continue-expired", "watch-list-stays-open", "watch-rv-order", "bookmark-before-timeout"}},
 	} {
 		t.Run(run.name, func(t *testing.T) {
 			kubeconfig := filepath.Join(dir, run.name+".kubeconfig")
@@ -76,6 +76,15 @@ func TestCheckAgainstAPIServer(t *testing.T) {
 			}
 			if strings.Contains(stdout.String()+stderr.String(), run.token) {
 				t.Errorf("the output holds the bearer token")
+			}
+			names, _, err := c.ListPodsOnNode(ctx, node)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range names {
+				if strings.Contains(n, check.ThrowawayPrefix) {
+					t.Errorf("throwaway pod %s left behind", n)
+				}
 			}
 		})
 	}
