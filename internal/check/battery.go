@@ -55,7 +55,7 @@ var battery = []Check{
 		Proves: "asked for protobuf, a server that offers it answers a readable protobuf list and watch stream"},
 	{Name: "error-status-body", run: checkErrorStatusBody, Since: sinceAll,
 		Proves: "a refused request gets a Status body whose code is the HTTP status"},
-	{Name: "list-continue-expired", run: checkListContinueExpired, Since: sincePaging, After: []string{"list-paging"},
+	{Name: "list-continue-expired", run: checkListContinueExpired, Since: sincePaging, After: []string{"list-paging"}, waits: true,
 		Proves: "a continue token whose snapshot the server no longer has is answered 410, never with a page (needs --write)"},
 	{Name: "error-retry-after-429", run: checkRetryAfter, Since: sinceAll,
 		Proves: "every 429 the run met carried Retry-After"},

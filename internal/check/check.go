@@ -31,6 +31,9 @@ type Check struct {
 	// one is not applicable.
 	After []string
 	run   func(ctx context.Context, e *env) Outcome
+	// waits says the check may wait Options.ExpiryWait for the server's
+	// history to move on, beyond the time of its requests.
+	waits bool
 }
 
 // Outcome is what running one check found.
@@ -202,7 +205,11 @@ func (e *env) verdict(ctx context.Context, c Check, done map[string]Outcome) Out
 	if ctx.Err() != nil {
 		return notApplicable("not run: the battery's --timeout of %s ran out first", e.opts.Timeout)
 	}
-	cctx, cancel := context.WithTimeout(ctx, e.checkTimeout())
+	budget := e.checkTimeout()
+	if c.waits {
+		budget += e.opts.ExpiryWait
+	}
+	cctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	o := c.run(cctx, e)
 	if o.Result != Pass && ctx.Err() != nil {
