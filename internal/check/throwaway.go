@@ -49,6 +49,9 @@ func (t *throwaway) create(ctx context.Context) (*api.Pod, *Exchange, error) {
 	t.mu.Lock()
 	t.n++
 	name := fmt.Sprintf("%s%s-%d", ThrowawayPrefix, t.run, t.n)
+	// Kept before it is asked for: a create whose answer never came (its
+	// context ended) may still have been made, and must be deleted too.
+	t.alive[name] = true
 	t.mu.Unlock()
 	spec := `{"containers":[{"name":"main","image":"` + throwawayImage + `"}],"automountServiceAccountToken":false`
 	if t.e.opts.Node != "" {
@@ -60,9 +63,6 @@ func (t *throwaway) create(ctx context.Context) (*api.Pod, *Exchange, error) {
 	if err != nil {
 		return nil, x, fmt.Errorf("create throwaway pod %s/%s: %w", t.ns, name, err)
 	}
-	t.mu.Lock()
-	t.alive[name] = true
-	t.mu.Unlock()
 	p, err := api.DecodePod(b)
 	if err != nil {
 		return nil, x, fmt.Errorf("create throwaway pod %s/%s: %w", t.ns, name, err)

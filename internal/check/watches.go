@@ -176,7 +176,8 @@ func checkWatchTimeout(ctx context.Context, e *env) Outcome {
 	if err != nil {
 		return fail(req, "the list to take a resourceVersion from failed: "+err.Error(), base.x)
 	}
-	w := e.watch(ctx, watchSpec{mod: func(r *rest.Request) { r.ResourceVersion(rv) }})
+	// Bookmarks give the evidence frames to point at on a quiet watch.
+	w := e.watch(ctx, watchSpec{mod: func(r *rest.Request) { r.ResourceVersion(rv).AllowWatchBookmarks(true) }})
 	last := len(w.events) - 1
 	switch {
 	case w.err != nil:

@@ -102,7 +102,7 @@ func TestCheckSimulated(t *testing.T) {
 	if len(x) == 0 || x[0].Auth != "Bearer <masked>" || x[0].Proto != "HTTP/2.0" {
 		t.Fatalf("list-consistent's exchange %+v, want HTTP/2.0 and the Authorization masked", x)
 	}
-	for _, n := range []string{"bookmark-before-timeout", "watch-list-stays-open", "watch-too-old-410"} {
+	for _, n := range []string{"watch-list-initial-events-end", "watch-list-stays-open", "watch-too-old-410", "framing-stream"} {
 		if outs[n].Result != check.Pass {
 			t.Errorf("%s: %s, want pass", n, outs[n].Result)
 		}
