@@ -24,7 +24,7 @@ func checkBookmarkBeforeTimeout(ctx context.Context, e *env) Outcome {
 	req := fmt.Sprintf("a watch with allowWatchBookmarks=true and timeoutSeconds=%d that carries changes gets a BOOKMARK before the server ends it (the apiserver sends one about 2 s before the timeout)", e.opts.WatchSeconds)
 	rv, base, err := e.consistentRV(ctx)
 	if err != nil {
-		return fail(req, "the list to take a resourceVersion from failed: "+err.Error(), base.x)
+		return requestFailed(req, "the list to take a resourceVersion from", err, base.x)
 	}
 	var made changes
 	w := e.watch(ctx, watchSpec{
@@ -33,7 +33,7 @@ func checkBookmarkBeforeTimeout(ctx context.Context, e *env) Outcome {
 		until:  func(s seen) bool { return s.ev.Type == watch.Bookmark },
 	})
 	if w.err != nil {
-		return fail(req, "the watch failed: "+w.err.Error(), w.x)
+		return requestFailed(req, "the watch", w.err, w.x)
 	}
 	if i := slices.IndexFunc(w.events, func(s seen) bool { return s.ev.Type == watch.Bookmark }); i >= 0 {
 		return pass("a BOOKMARK at %s came %.1f s after the request%s", w.events[i].rv(), w.events[i].at.Seconds(), made.note()).with(w.at(i))

@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -261,4 +262,21 @@ func exchanges(ex []*Exchange) []Exchange {
 		}
 	}
 	return out
+}
+
+// requestFailed is the outcome of a request (named by what) that got no
+// 2xx answer. A refusal that is the server's word about the client or its
+// own state, not about the protocol (401 or 403: this user may not; 429,
+// or 503 with Retry-After: come back later, as an apiserver starting or
+// shutting down says), makes the check not applicable; anything else
+// fails it.
+func requestFailed(req, what string, err error, x ...*Exchange) Outcome {
+	if se, ok := rest.AsStatusError(err); ok {
+		switch c := se.Status.Code; {
+		case c == http.StatusUnauthorized, c == http.StatusForbidden, c == http.StatusTooManyRequests,
+			c == http.StatusServiceUnavailable && se.RetryAfter > 0:
+			return notApplicable("%s was refused: %d %s: %s", what, c, se.Status.Reason, se.Status.Message).with(x...)
+		}
+	}
+	return fail(req, what+" failed: "+err.Error(), x...)
 }

@@ -46,7 +46,7 @@ func checkFramingStream(ctx context.Context, e *env) Outcome {
 	const req = "a watch answer streams: over HTTP/1.1 with Transfer-Encoding: chunked, over HTTP/2 as DATA frames; never a Content-Length"
 	w := e.framingWatch(ctx, e.json)
 	if w.err != nil {
-		return fail(req, "the watch failed: "+w.err.Error(), w.x)
+		return requestFailed(req, "the watch", w.err, w.x)
 	}
 	switch x := w.x; {
 	case x.ContentLength >= 0:
@@ -66,7 +66,7 @@ func checkFramingOneEventPerObject(ctx context.Context, e *env) Outcome {
 	const req = `each JSON value on a watch stream is one event, {"type":T,"object":{...}}: an object of exactly those two members, T one of ADDED, MODIFIED, DELETED, BOOKMARK, ERROR`
 	w := e.framingWatch(ctx, e.json)
 	if w.err != nil {
-		return fail(req, "the watch failed: "+w.err.Error(), w.x)
+		return requestFailed(req, "the watch", w.err, w.x)
 	}
 	if w.endErr != nil {
 		return fail(req, fmt.Sprintf("after %d events the stream does not frame as events: %v", len(w.events), w.endErr), w.at(len(w.events)-1))
@@ -125,14 +125,14 @@ func checkContentTypeJSON(ctx context.Context, e *env) Outcome {
 	const req = "asked for application/json, a list answers Content-Type application/json, and a watch application/json (the apiserver's label for its JSON event stream)"
 	l := e.list(ctx, e.json, nil)
 	if l.err != nil {
-		return fail(req, "the list failed: "+l.err.Error(), l.x)
+		return requestFailed(req, "the list", l.err, l.x)
 	}
 	if mt, _ := mediaType(l.x.ContentType); mt != rest.ContentTypeJSON {
 		return fail(req, fmt.Sprintf("the list answered Content-Type %q", l.x.ContentType), l.x)
 	}
 	w := e.framingWatch(ctx, e.json)
 	if w.err != nil {
-		return fail(req, "the watch failed: "+w.err.Error(), w.x)
+		return requestFailed(req, "the watch", w.err, w.x)
 	}
 	if mt, _ := mediaType(w.x.ContentType); mt != rest.ContentTypeJSON {
 		return fail(req, fmt.Sprintf("the watch answered Content-Type %q", w.x.ContentType), w.x)
@@ -157,7 +157,7 @@ func checkContentTypeProtobuf(ctx context.Context, e *env) Outcome {
 	}
 	w := e.framingWatch(ctx, e.proto)
 	if w.err != nil {
-		return fail(req, "the protobuf watch failed: "+w.err.Error(), w.x)
+		return requestFailed(req, "the protobuf watch", w.err, w.x)
 	}
 	mt, params := mediaType(w.x.ContentType)
 	if mt != rest.ContentTypeProtobuf || params["stream"] != "watch" {

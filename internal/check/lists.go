@@ -24,7 +24,7 @@ func checkListConsistent(ctx context.Context, e *env) Outcome {
 // badList fails a list that did not come, or whose versions are wrong.
 func badList(req string, l listed) (Outcome, bool) {
 	if l.err != nil {
-		return fail(req, "the list failed: "+l.err.Error(), l.x), true
+		return requestFailed(req, "the list", l.err, l.x), true
 	}
 	if k := l.list.Kind; k != "" && k != "PodList" {
 		return fail(req, fmt.Sprintf("the list's kind is %q, not PodList", k), l.x), true
@@ -61,7 +61,7 @@ func checkListNotOlderThan(ctx context.Context, e *env) Outcome {
 	const req = "a list at resourceVersion N with resourceVersionMatch=NotOlderThan answers a state whose resourceVersion is N or newer"
 	rv, base, err := e.consistentRV(ctx)
 	if err != nil {
-		return fail(req, "the consistent list to take N from failed: "+err.Error(), base.x)
+		return requestFailed(req, "the consistent list to take N from", err, base.x)
 	}
 	l := e.list(ctx, e.json, func(r *rest.Request) { r.ResourceVersion(rv).ResourceVersionMatch("NotOlderThan") })
 	if o, bad := badList(req, l); bad {
@@ -80,7 +80,7 @@ func checkListExact(ctx context.Context, e *env) Outcome {
 	const req = "a list at resourceVersion N with resourceVersionMatch=Exact answers the state at N: resourceVersion N, and the items a list at N showed"
 	rv, base, err := e.consistentRV(ctx)
 	if err != nil {
-		return fail(req, "the consistent list to take N from failed: "+err.Error(), base.x)
+		return requestFailed(req, "the consistent list to take N from", err, base.x)
 	}
 	l := e.list(ctx, e.json, func(r *rest.Request) { r.ResourceVersion(rv).ResourceVersionMatch("Exact") })
 	if o, bad := badList(req, l); bad {

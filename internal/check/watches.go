@@ -95,7 +95,7 @@ func checkWatchFromRV(ctx context.Context, e *env) Outcome {
 	const req = "a watch from resourceVersion N answers 200 and sends only changes after N (bookmarks at N or later), including every change made while it is open"
 	rv, base, err := e.consistentRV(ctx)
 	if err != nil {
-		return fail(req, "the list to take N from failed: "+err.Error(), base.x)
+		return requestFailed(req, "the list to take N from", err, base.x)
 	}
 	var made changes
 	w := e.watch(ctx, watchSpec{
@@ -104,7 +104,7 @@ func checkWatchFromRV(ctx context.Context, e *env) Outcome {
 		until:  made.is,
 	})
 	if w.err != nil {
-		return fail(req, "the watch failed: "+w.err.Error(), w.x)
+		return requestFailed(req, "the watch", w.err, w.x)
 	}
 	if i := w.errorEvent(); i >= 0 {
 		return fail(req, fmt.Sprintf("the watch from %s got an ERROR event: %v", rv, w.events[i].ev.Err), w.at(i))
@@ -136,7 +136,7 @@ func checkWatchPathForms(ctx context.Context, e *env) Outcome {
 		// A fresh version for each: the first watch's may be gone by now.
 		rv, base, err := e.consistentRV(ctx)
 		if err != nil {
-			return fail(req, "the list to take a resourceVersion from failed: "+err.Error(), base.x)
+			return requestFailed(req, "the list to take a resourceVersion from", err, base.x)
 		}
 		w := e.watch(ctx, watchSpec{
 			legacy: legacy,
@@ -148,7 +148,7 @@ func checkWatchPathForms(ctx context.Context, e *env) Outcome {
 			form = "the /watch/ prefix"
 		}
 		if w.err != nil {
-			return fail(req, fmt.Sprintf("the watch by %s failed: %v", form, w.err), w.x)
+			return requestFailed(req, "the watch by "+form, w.err, w.x)
 		}
 		if w.endErr != nil {
 			return fail(req, fmt.Sprintf("the watch by %s broke off: %v", form, w.endErr), w.at(len(w.events)-1))
@@ -174,14 +174,14 @@ func checkWatchTimeout(ctx context.Context, e *env) Outcome {
 	req := fmt.Sprintf("a watch with timeoutSeconds=%d ends cleanly (at an event boundary) about %d s after it was asked, and no later than %s after", e.opts.WatchSeconds, e.opts.WatchSeconds, t+e.opts.Grace)
 	rv, base, err := e.consistentRV(ctx)
 	if err != nil {
-		return fail(req, "the list to take a resourceVersion from failed: "+err.Error(), base.x)
+		return requestFailed(req, "the list to take a resourceVersion from", err, base.x)
 	}
 	// Bookmarks give the evidence frames to point at on a quiet watch.
 	w := e.watch(ctx, watchSpec{mod: func(r *rest.Request) { r.ResourceVersion(rv).AllowWatchBookmarks(true) }})
 	last := len(w.events) - 1
 	switch {
 	case w.err != nil:
-		return fail(req, "the watch failed: "+w.err.Error(), w.x)
+		return requestFailed(req, "the watch", w.err, w.x)
 	case w.endErr != nil:
 		return fail(req, "the watch broke off instead of ending cleanly: "+w.endErr.Error(), w.at(last))
 	case !w.ended:
@@ -200,7 +200,7 @@ func checkWatchRVOrder(ctx context.Context, e *env) Outcome {
 	const req = "on one watch stream each change's resourceVersion is newer than every event's before it, and a bookmark's is no older"
 	rv, base, err := e.consistentRV(ctx)
 	if err != nil {
-		return fail(req, "the list to take a resourceVersion from failed: "+err.Error(), base.x)
+		return requestFailed(req, "the list to take a resourceVersion from", err, base.x)
 	}
 	var made changes
 	w := e.watch(ctx, watchSpec{
@@ -209,7 +209,7 @@ func checkWatchRVOrder(ctx context.Context, e *env) Outcome {
 		window: e.watchTimeout(),
 	})
 	if w.err != nil {
-		return fail(req, "the watch failed: "+w.err.Error(), w.x)
+		return requestFailed(req, "the watch", w.err, w.x)
 	}
 	if i, prev := goesBack(w.events); i >= 0 {
 		return fail(req, fmt.Sprintf("event %d (%s) is at %s, older than event %d's %s (at byte %d)", i, w.events[i].ev.Type, w.events[i].rv(), prev, w.events[prev].rv(), w.events[prev].ev.Offset), w.at(i))
@@ -250,7 +250,7 @@ func checkWatchTooOld(ctx context.Context, e *env) Outcome {
 	const req = "a watch from a resourceVersion the server no longer has is answered 410 (Gone or Expired), as the HTTP status or as an ERROR event; while it has it, only changes after it: never the current state in place of a 410"
 	base := e.list(ctx, e.json, nil)
 	if base.err != nil {
-		return fail(req, "the list to take an old version from failed: "+base.err.Error(), base.x)
+		return requestFailed(req, "the list to take an old version from", base.err, base.x)
 	}
 	old, oldest := "", ""
 	for _, p := range base.list.Items {
@@ -269,7 +269,7 @@ func checkWatchTooOld(ctx context.Context, e *env) Outcome {
 		return pass("a watch from %s (%s's version) was answered %d", old, oldest, w.x.Status).with(w.x)
 	}
 	if w.err != nil {
-		return fail(req, "the watch failed, but not with 410: "+w.err.Error(), w.x)
+		return requestFailed(req, "the watch from "+old, w.err, w.x)
 	}
 	for i, s := range w.events {
 		if s.ev.Type == watch.Error {

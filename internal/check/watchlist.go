@@ -84,14 +84,14 @@ func checkWatchListEnd(ctx context.Context, e *env) Outcome {
 	const req = "a watch list (sendInitialEvents=true, resourceVersionMatch=NotOlderThan, allowWatchBookmarks=true) sends the state as ADDED events, then a BOOKMARK annotated " + InitialEventsEnd + `: "true"; or the server refuses it clearly (400, 405, 422, 501)`
 	run, x, err := e.watchList(ctx)
 	if err != nil {
-		return fail(req, "the list to take a resourceVersion from failed: "+err.Error(), x)
+		return requestFailed(req, "the list to take a resourceVersion from", err, x)
 	}
 	w := run.w
 	if se, ok := rest.AsStatusError(w.err); ok && refusals[se.Status.Code] {
 		return notApplicable("the server refuses the streaming watch list (%d %s: %s): a client lists instead", se.Status.Code, se.Status.Reason, se.Status.Message).with(w.x)
 	}
 	if w.err != nil {
-		return fail(req, "the watch list failed: "+w.err.Error(), w.x)
+		return requestFailed(req, "the watch list", w.err, w.x)
 	}
 	for i, s := range w.events {
 		switch {
