@@ -119,9 +119,10 @@ func Names() []string {
 // server and returns each check's Outcome in battery order. It returns
 // within Options.Timeout (plus the time to delete throwaway pods) whatever
 // the server does; a check cut short by it is not applicable, and says so.
-// The error is for what stops the battery from starting: a bad Config, an
-// unknown name in Only.
-func Run(ctx context.Context, opts Options) ([]Outcome, error) {
+// The error is for what stops the battery from starting (a bad Config, an
+// unknown name in Only), or a *CleanupError beside the outcomes when
+// throwaway pods could not be deleted.
+func Run(ctx context.Context, opts Options) (outs []Outcome, err error) {
 	opts = opts.withDefaults()
 	selected, err := selection(opts.Only)
 	if err != nil {
@@ -133,8 +134,11 @@ func Run(ctx context.Context, opts Options) ([]Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer e.close()
-	var out []Outcome
+	defer func() {
+		if cerr := e.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
 	done := map[string]Outcome{}
 	for _, c := range battery {
 		if !selected[c.Name] {
@@ -142,12 +146,12 @@ func Run(ctx context.Context, opts Options) ([]Outcome, error) {
 		}
 		o := e.runOne(ctx, c, done)
 		done[c.Name] = o
-		out = append(out, o)
+		outs = append(outs, o)
 		if opts.Report != nil {
 			opts.Report(o)
 		}
 	}
-	return out, nil
+	return outs, nil
 }
 
 // selection is the set of checks to run: only's names and, transitively,

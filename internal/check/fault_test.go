@@ -32,9 +32,15 @@ import (
 // faultServer starts a fault server with fault (nil: none).
 func faultServer(t *testing.T, fault func(*faultCtx)) string {
 	t.Helper()
+	return startFaults(t, &faults{fault: fault})
+}
+
+// startFaults serves fs, which it completes, until the test ends.
+func startFaults(t *testing.T, fs *faults) string {
+	t.Helper()
 	srv := model.NewServer(model.NewHistory(100), model.Options{GoneAsEvent: true, BookmarkEvery: 300 * time.Millisecond})
 	t.Cleanup(srv.Close)
-	fs := &faults{srv: srv, fault: fault}
+	fs.srv = srv
 	for i := range 3 {
 		if err := fs.apply(model.Create, model.Pod{Namespace: "default", Name: fmt.Sprintf("pod-%d", i), Node: "node-a", Image: "registry.invalid/app:1", Phase: "Pending"}); err != nil {
 			t.Fatal(err)
@@ -77,6 +83,8 @@ type faults struct {
 	fault func(*faultCtx)
 	mu    sync.Mutex // orders writes and ticks: each takes the next version
 	uid   int
+	// refuseDeletes answers every DELETE with a 500.
+	refuseDeletes bool
 }
 
 // apply makes one change at the next version.
@@ -147,6 +155,10 @@ func (f *faults) write(w http.ResponseWriter, r *http.Request) {
 			p.Image = fmt.Sprintf("registry.invalid/app:%d", f.srv.RV()+1)
 		}
 	case http.MethodDelete:
+		if f.refuseDeletes {
+			apiwire.Status{Code: http.StatusInternalServerError, Reason: "InternalError", Message: "deletes refused"}.Write(w)
+			return
+		}
 		if len(parts) < 3 {
 			apiwire.NotFound().Write(w)
 			return
@@ -391,4 +403,21 @@ func podsNamed(t *testing.T, url, prefix string) []string {
 		}
 	}
 	return names
+}
+
+// Throwaway pods the server will not delete make Run say so, beside the
+// outcomes.
+func TestLeftoverPodsAreReported(t *testing.T) {
+	url := startFaults(t, &faults{refuseDeletes: true})
+	outs, err := Run(context.Background(), Options{Config: rest.Config{Host: url}, Only: []string{"watch-from-rv"}, Write: true, WatchSeconds: 2, Grace: 3 * time.Second})
+	var cleanup *CleanupError
+	if !errors.As(err, &cleanup) || cleanup.Namespace != "default" {
+		t.Fatalf("Run: %v, want a *CleanupError for namespace default", err)
+	}
+	if len(outs) != 2 || outs[1].Result != Pass {
+		t.Fatalf("outcomes %+v, want list-consistent and watch-from-rv passing", outs)
+	}
+	if left := podsNamed(t, url, ThrowawayPrefix); len(left) != 1 {
+		t.Fatalf("throwaway pods %v, want the one the server kept", left)
+	}
 }

@@ -59,16 +59,34 @@ func newEnv(opts Options) (*env, error) {
 }
 
 // close deletes the throwaway pods, on a context of its own: the run's may
-// have ended, and they must go anyway.
-func (e *env) close() {
-	if e.pods != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		e.pods.deleteAll(ctx)
+// have ended, and they must go anyway. It returns a *CleanupError when
+// some are left.
+func (e *env) close() error {
+	defer e.json.CloseIdleConnections()
+	defer e.proto.CloseIdleConnections()
+	if e.pods == nil {
+		return nil
 	}
-	e.json.CloseIdleConnections()
-	e.proto.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := e.pods.deleteAll(ctx); err != nil {
+		return &CleanupError{Namespace: e.pods.ns, Err: err}
+	}
+	return nil
 }
+
+// CleanupError says that throwaway pods could not be deleted: they are
+// left, named ThrowawayPrefix*, in Namespace.
+type CleanupError struct {
+	Namespace string
+	Err       error
+}
+
+func (e *CleanupError) Error() string {
+	return fmt.Sprintf("throwaway pods %s* left in namespace %s: %v", ThrowawayPrefix, e.Namespace, e.Err)
+}
+
+func (e *CleanupError) Unwrap() error { return e.Err }
 
 // pods starts a request for the pods the run is about: its namespace, and
 // its node's field selector.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -123,15 +124,20 @@ func (t *throwaway) delete(ctx context.Context, name string) error {
 	return err
 }
 
-// deleteAll deletes every throwaway pod still there.
-func (t *throwaway) deleteAll(ctx context.Context) {
+// deleteAll deletes every throwaway pod still there, and returns the error
+// of each it could not delete.
+func (t *throwaway) deleteAll(ctx context.Context) error {
 	t.mu.Lock()
 	var names []string
 	for n := range t.alive {
 		names = append(names, n)
 	}
 	t.mu.Unlock()
+	var errs []error
 	for _, n := range names {
-		_ = t.delete(ctx, n) // what is left is named podwatch-check-*; nothing more can be done here
+		if err := t.delete(ctx, n); err != nil {
+			errs = append(errs, err)
+		}
 	}
+	return errors.Join(errs...)
 }

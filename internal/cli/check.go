@@ -86,12 +86,16 @@ func (e Env) checkCmd(ctx context.Context, args []string) error {
 		Write: *write, WatchSeconds: *watchSecs, Report: p.print,
 	})
 	var unknown *check.UnknownCheckError
+	var leftover *check.CleanupError
 	switch {
 	case errors.As(err, &unknown):
 		return usagef(c.name, "--only: %v", err)
+	case errors.As(err, &leftover):
+		fmt.Fprintf(e.Stderr, "podwatch: warning: %s\n", oneLine(err.Error()))
 	case err != nil:
 		return err
-	case p.err != nil:
+	}
+	if p.err != nil {
 		return p.err
 	}
 	fmt.Fprintln(e.Stderr, tally(outs))
