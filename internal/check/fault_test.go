@@ -332,7 +332,7 @@ func TestFaultsFailTheirCheck(t *testing.T) {
 		t.Parallel()
 		for _, write := range []bool{false, true} {
 			url := faultServer(t, nil)
-			outs := runBattery(t, url, Options{WatchSeconds: 2, Grace: 3 * time.Second, Write: write})
+			outs := runBattery(t, url, Options{WatchSeconds: 2, Grace: 5 * time.Second, Write: write})
 			if failed := failedNames(outs); len(failed) > 0 {
 				t.Errorf("write=%t: failed %v, want none", write, failed)
 			}
@@ -352,7 +352,7 @@ func TestFaultsFailTheirCheck(t *testing.T) {
 	for _, fc := range faultCases {
 		t.Run(fc.name, func(t *testing.T) {
 			t.Parallel()
-			outs := runBattery(t, faultServer(t, fc.fault), Options{WatchSeconds: 2, Grace: 3 * time.Second, Write: fc.write})
+			outs := runBattery(t, faultServer(t, fc.fault), Options{WatchSeconds: 2, Grace: 5 * time.Second, Write: fc.write})
 			if failed := failedNames(outs); len(failed) != 1 || failed[0] != fc.check {
 				t.Fatalf("failed %v, want exactly [%s]", failed, fc.check)
 			}
@@ -409,7 +409,7 @@ func podsNamed(t *testing.T, url, prefix string) []string {
 // outcomes.
 func TestLeftoverPodsAreReported(t *testing.T) {
 	url := startFaults(t, &faults{refuseDeletes: true})
-	outs, err := Run(context.Background(), Options{Config: rest.Config{Host: url}, Only: []string{"watch-from-rv"}, Write: true, WatchSeconds: 2, Grace: 3 * time.Second})
+	outs, err := Run(context.Background(), Options{Config: rest.Config{Host: url}, Only: []string{"watch-from-rv"}, Write: true, WatchSeconds: 2, Grace: 5 * time.Second})
 	var cleanup *CleanupError
 	if !errors.As(err, &cleanup) || cleanup.Namespace != "default" {
 		t.Fatalf("Run: %v, want a *CleanupError for namespace default", err)

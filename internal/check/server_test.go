@@ -78,7 +78,7 @@ func TestBatteryEndsWithinTimeoutAgainstAHangingServer(t *testing.T) {
 // refused before anything is sent.
 func TestOnlyRunsNamedChecksAndTheirDependencies(t *testing.T) {
 	url := faultServer(t, nil)
-	outs := runBattery(t, url, Options{Only: []string{"watch-list-rv"}, WatchSeconds: 2, Grace: 3 * time.Second})
+	outs := runBattery(t, url, Options{Only: []string{"watch-list-rv"}, WatchSeconds: 2, Grace: 5 * time.Second})
 	var got []string
 	for _, n := range Names() {
 		if _, ok := outs[n]; ok {
