@@ -44,7 +44,7 @@ func (e *checksFailed) Error() string {
 }
 
 func (e Env) checkCmd(ctx context.Context, args []string) error {
-	c := newCommand("check", checkUsage)
+	c := newCommand("check", checkUsage+"\nThe checks, in the order they run (for --only):\n"+wrapNames(check.Names(), 76))
 	var conn connFlags
 	conn.register(c)
 	node := c.fs.String("node", "", "check the pods bound to this `node`, as its kubelet sees them")
@@ -153,4 +153,23 @@ func tally(outs []check.Outcome) string {
 		n[o.Result]++
 	}
 	return fmt.Sprintf("podwatch check: %d checks: %d pass, %d fail, %d not applicable", len(outs), n[check.Pass], n[check.Fail], n[check.NotApplicable])
+}
+
+// wrapNames lists names, comma-separated, in indented lines of at most
+// width columns.
+func wrapNames(names []string, width int) string {
+	var b strings.Builder
+	line := " "
+	for i, n := range names {
+		if i < len(names)-1 {
+			n += ","
+		}
+		if len(line)+1+len(n) > width {
+			b.WriteString(line + "\n")
+			line = " "
+		}
+		line += " " + n
+	}
+	b.WriteString(line + "\n")
+	return b.String()
 }
