@@ -90,7 +90,7 @@ func checkServed(t *testing.T, fixture string) {
 	// A watch that asks what a recorded one asked gets the recorded answer,
 	// a 403 or 503 of the restart in the recording too: the other checks
 	// may say not applicable, for that reason.
-	for _, n := range []string{"list-consistent", "watch-list-initial-events-end", "error-status-body"} {
+	for _, n := range []string{"list-consistent", "watch-list-initial-events-end", "error-status-body", "content-type-protobuf"} {
 		if outs[n].Result != check.Pass {
 			t.Errorf("%s: %s, want pass", n, outs[n].Result)
 		}
@@ -114,7 +114,7 @@ func TestCheckSimulated(t *testing.T) {
 	if len(x) == 0 || x[0].Auth != "Bearer <masked>" || x[0].Proto != "HTTP/2.0" {
 		t.Fatalf("list-consistent's exchange %+v, want HTTP/2.0 and the Authorization masked", x)
 	}
-	for _, n := range []string{"watch-list-initial-events-end", "watch-list-stays-open", "watch-too-old-410", "framing-stream"} {
+	for _, n := range []string{"watch-list-initial-events-end", "watch-list-stays-open", "watch-too-old-410", "framing-stream", "content-type-protobuf"} {
 		if outs[n].Result != check.Pass {
 			t.Errorf("%s: %s, want pass", n, outs[n].Result)
 		}
