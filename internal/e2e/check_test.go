@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/podwatch/podwatch/internal/check"
 	"github.com/podwatch/podwatch/internal/cli"
@@ -17,7 +22,8 @@ import (
 
 // podwatch check against the real apiserver: no check fails, read-only as
 // the node's user and with --write as the admin, and -o json lists every
-// check with its evidence and without the token. The apiserver compacts
+// check with its evidence and without the token; through podwatch proxy
+// the read-only verdicts are the same. The apiserver compacts
 // etcd every few seconds here (by default every 5 minutes), so that the
 // --write run sees a continue token expire within the battery.
 func TestCheckAgainstAPIServer(t *testing.T) {
@@ -33,6 +39,7 @@ func TestCheckAgainstAPIServer(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
+	verdicts := map[string]map[string]check.Result{}
 	for _, run := range []struct {
 		name, token string
 		args        []string
@@ -60,6 +67,7 @@ func TestCheckAgainstAPIServer(t *testing.T) {
 				t.Fatalf("%d checks printed, want all %d (at least 15)", len(outs), len(check.Names()))
 			}
 			got := map[string]check.Result{}
+			verdicts[run.name] = got
 			for _, o := range outs {
 				got[o.Name] = o.Result
 				if o.Result == check.Fail {
@@ -88,6 +96,78 @@ func TestCheckAgainstAPIServer(t *testing.T) {
 			}
 		})
 	}
+	// Through podwatch proxy (with the node's credentials) the battery gives
+	// the read-only run's verdicts.
+	t.Run("through proxy", func(t *testing.T) {
+		kubeconfig := filepath.Join(dir, "read-only.kubeconfig")
+		proxyURL := startProxy(t, ctx, kubeconfig)
+		// The proxy authenticates: the client needs no credentials.
+		empty := filepath.Join(dir, "empty.kubeconfig")
+		if err := os.WriteFile(empty, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := cli.Main(ctx, []string{"check", "--server", proxyURL, "--kubeconfig", empty, "--node", node, "-o", "json"}, &stdout, &stderr)
+		if code != 0 {
+			t.Fatalf("podwatch check through the proxy: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+		}
+		got := map[string]check.Result{}
+		for _, o := range parseOutcomes(t, stdout.String()) {
+			got[o.Name] = o.Result
+			t.Logf("%-30s %-15s %s", o.Name, o.Result, o.Evidence.Summary)
+		}
+		if diff := cmp.Diff(verdicts["read-only"], got); diff != "" {
+			t.Fatalf("verdicts through the proxy differ from those without (-without +through):\n%s", diff)
+		}
+	})
+}
+
+// startProxy runs podwatch proxy to the cluster of kubeconfig until the
+// test ends, and returns its URL.
+func startProxy(t *testing.T, ctx context.Context, kubeconfig string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	stderr := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Main(ctx, []string{"proxy", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0"}, io.Discard, stderr)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	re := regexp.MustCompile(`proxying (http://[0-9.:]+) to`)
+	deadline := time.After(wait)
+	for {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("proxy did not start within %s: %s", wait, stderr.String())
+		case code := <-done:
+			t.Fatalf("proxy ended (exit %d): %s", code, stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// lockedBuffer is a buffer written by one goroutine and read by another.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func parseOutcomes(t *testing.T, out string) []check.Outcome {
