@@ -103,6 +103,7 @@ Usage:
   podwatch serve  FIXTURE [--addr ADDR]   serve a recorded fixture as a fake apiserver
   podwatch bench  sync|decode             benchmarks (docs/BENCH.md)
   podwatch proxy  [--listen HOST:PORT]    forward any client to the cluster, tracing and recording it
+  podwatch check  [flags]                 is this server a faithful watch server? (docs/CHECKS.md)
   podwatch version                        print the version
 
 Run 'podwatch COMMAND --help' for a command's flags.
@@ -126,6 +127,8 @@ func (e Env) dispatch(ctx context.Context, args []string) error {
 		return e.benchCmd(ctx, cmdArgs)
 	case "proxy":
 		return e.proxyCmd(ctx, cmdArgs)
+	case "check":
+		return e.checkCmd(ctx, cmdArgs)
 	case "help", "-h", "-help", "--help":
 		if len(cmdArgs) > 0 && cmdArgs[0] != "help" {
 			return e.dispatch(ctx, []string{cmdArgs[0], "--help"})

@@ -226,6 +226,8 @@ func TestWatchResourceVersionSemantics(t *testing.T) {
 		{"compacted: ERROR event", "/api/v1/pods?watch=true&resourceVersion=2", Options{GoneAsEvent: true}, 2, 200, []string{"ERROR Gone"}},
 		{"bookmark when idle, at the newest version", "/api/v1/pods?watch=true&allowWatchBookmarks=true&resourceVersion=6&" + sel, Options{}, 1, 200,
 			[]string{"BOOKMARK @7"}},
+		{"bookmark before the timeout", "/api/v1/pods?watch=true&allowWatchBookmarks=true&resourceVersion=6&timeoutSeconds=5&" + sel, Options{}, 2, 200,
+			[]string{"BOOKMARK @7"}},
 		{"timeoutSeconds ends it", "/api/v1/pods?watch=true&resourceVersion=6&timeoutSeconds=5", Options{}, 5, 200, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -221,11 +221,25 @@ func watchTimeout(opts apiwire.PodsRequest) time.Duration {
 	return opts.Timeout
 }
 
+// bookmarkLead is how long before a watch's timeout the apiserver sends its
+// last bookmark, so that a client resumes from a recent version.
+const bookmarkLead = 2 * time.Second
+
 // follow sends every change after cursor until ctx ends, and a bookmark at
-// the last version sent whenever BookmarkEvery passes.
+// the last version sent whenever BookmarkEvery passes and once, as the
+// apiserver does, bookmarkLead before ctx's deadline (the watch's timeout)
+// if the watch has moved on from where it started.
 func (q *request) follow(ctx context.Context, cursor int64, bookmarks bool) {
+	start := cursor
 	tick := time.NewTicker(q.s.opts.BookmarkEvery)
 	defer tick.Stop()
+	var beforeEnd <-chan time.Time
+	// As the apiserver's, only a watch longer than the lead gets it.
+	if dl, ok := ctx.Deadline(); ok && bookmarks && time.Until(dl) > bookmarkLead {
+		t := time.NewTimer(max(time.Until(dl)-bookmarkLead, 0))
+		defer t.Stop()
+		beforeEnd = t.C
+	}
 	for {
 		changes, now, changed := q.s.since(cursor)
 		for _, c := range changes {
@@ -238,6 +252,11 @@ func (q *request) follow(ctx context.Context, cursor int64, bookmarks bool) {
 		case <-changed:
 		case <-tick.C:
 			if bookmarks && !q.send(apiwire.Event(apiwire.Bookmark, apiwire.PodBookmark(strconv.FormatInt(cursor, 10), false))) {
+				return
+			}
+		case <-beforeEnd:
+			beforeEnd = nil
+			if cursor != start && !q.send(apiwire.Event(apiwire.Bookmark, apiwire.PodBookmark(strconv.FormatInt(cursor, 10), false))) {
 				return
 			}
 		case <-ctx.Done():

@@ -1,0 +1,95 @@
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/podwatch/podwatch/rest"
+)
+
+// testWait bounds every wait for a battery run.
+const testWait = 3 * time.Minute
+
+// runBattery runs the battery against url and returns the outcomes by name.
+func runBattery(t *testing.T, url string, opts Options) map[string]Outcome {
+	t.Helper()
+	opts.Config = rest.Config{Host: url}
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	outs, err := Run(ctx, opts)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	m := map[string]Outcome{}
+	for _, o := range outs {
+		m[o.Name] = o
+		b, _ := json.Marshal(o.Evidence.Summary)
+		t.Logf("%-30s %-15s %s", o.Name, o.Result, b)
+	}
+	return m
+}
+
+// hangingServer accepts every request and answers none (a list), or sends
+// a watch's headers and then nothing, ever.
+func hangingServer(t *testing.T) string {
+	t.Helper()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") == "true" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+		}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// Against a server that never answers nor ends a watch the battery still
+// ends within its timeout: every check cut short or not run says so, and
+// none passes.
+func TestBatteryEndsWithinTimeoutAgainstAHangingServer(t *testing.T) {
+	url := hangingServer(t)
+	done := make(chan map[string]Outcome, 1)
+	go func() { done <- runBattery(t, url, Options{Timeout: 3 * time.Second}) }()
+	var outs map[string]Outcome
+	select {
+	case outs = <-done:
+	case <-time.After(testWait):
+		t.Fatalf("the battery did not end within %s against a hanging server", testWait)
+	}
+	if len(outs) != len(Names()) {
+		t.Fatalf("%d outcomes, want %d", len(outs), len(Names()))
+	}
+	for n, o := range outs {
+		if o.Result == Pass || o.Evidence.Summary == "" {
+			t.Errorf("%s: %s %q, want no pass, and a reason", n, o.Result, o.Evidence.Summary)
+		}
+	}
+}
+
+// Only runs the checks named and those they build on; an unknown name is
+// refused before anything is sent.
+func TestOnlyRunsNamedChecksAndTheirDependencies(t *testing.T) {
+	url := faultServer(t, nil)
+	outs := runBattery(t, url, Options{Only: []string{"watch-list-rv"}, WatchSeconds: 2, Grace: 5 * time.Second})
+	var got []string
+	for _, n := range Names() {
+		if _, ok := outs[n]; ok {
+			got = append(got, n)
+		}
+	}
+	if want := []string{"list-consistent", "watch-list-initial-events-end", "watch-list-rv"}; !slices.Equal(got, want) {
+		t.Fatalf("ran %v, want %v", got, want)
+	}
+	var unknown *UnknownCheckError
+	if _, err := Run(context.Background(), Options{Config: rest.Config{Host: url}, Only: []string{"no-such-check"}}); !errors.As(err, &unknown) {
+		t.Fatalf("Run with an unknown name: %v, want *UnknownCheckError", err)
+	}
+}
