@@ -9,6 +9,7 @@ const (
 	sinceBookmarks  = "Kubernetes 1.15 (WatchBookmark, GA 1.17)"
 	sinceWatchList  = "Kubernetes 1.27 (WatchList gate: alpha 1.27, beta 1.32, client default on 1.35)"
 	sinceProtobuf   = "every version for built-in types (not custom resources)"
+	sinceCBOR       = "Kubernetes 1.32 (CBORServingAndStorage gate; alpha and off by default in 1.37)"
 	sinceConsistent = "every version (served from the watch cache since 1.31: ConsistentListFromCache)"
 )
 
@@ -53,6 +54,8 @@ var battery = []Check{
 		Proves: "asked for JSON, lists and watches answer Content-Type application/json"},
 	{Name: "content-type-protobuf", run: checkContentTypeProtobuf, Since: sinceProtobuf,
 		Proves: "asked for protobuf, a server that offers it answers a readable protobuf list and watch stream"},
+	{Name: "content-type-cbor", run: checkContentTypeCBOR, Since: sinceCBOR,
+		Proves: "asked for CBOR, a server that offers it answers a readable CBOR list and a watch as a CBOR sequence"},
 	{Name: "error-status-body", run: checkErrorStatusBody, Since: sinceAll,
 		Proves: "a refused request gets a Status body whose code is the HTTP status"},
 	{Name: "list-continue-expired", run: checkListContinueExpired, Since: sincePaging, After: []string{"list-paging"}, waits: true,

@@ -20,6 +20,7 @@ type env struct {
 	opts  Options
 	json  *rest.Client
 	proto *rest.Client
+	cbor  *rest.Client
 	pods  *throwaway // nil unless Options.Write
 
 	mu      sync.Mutex
@@ -52,6 +53,10 @@ func newEnv(opts Options) (*env, error) {
 	if e.proto, err = rest.NewClient(cfg); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
+	cfg.ContentType = rest.ContentTypeCBOR
+	if e.cbor, err = rest.NewClient(cfg); err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
 	if opts.Write {
 		e.pods = newThrowaway(e)
 	}
@@ -64,6 +69,7 @@ func newEnv(opts Options) (*env, error) {
 func (e *env) close() error {
 	defer e.json.CloseIdleConnections()
 	defer e.proto.CloseIdleConnections()
+	defer e.cbor.CloseIdleConnections()
 	if e.pods == nil {
 		return nil
 	}

@@ -6,10 +6,14 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/apiwire"
 	"github.com/podwatch/podwatch/rest"
 )
 
@@ -92,4 +96,45 @@ func TestOnlyRunsNamedChecksAndTheirDependencies(t *testing.T) {
 	if _, err := Run(context.Background(), Options{Config: rest.Config{Host: url}, Only: []string{"no-such-check"}}); !errors.As(err, &unknown) {
 		t.Fatalf("Run with an unknown name: %v, want *UnknownCheckError", err)
 	}
+}
+
+// The binary formats: the model apiserver offers protobuf and CBOR, so both
+// pass; a server that refuses CBOR with 406, as a v1.37 apiserver with its
+// default gates does, leaves content-type-cbor not applicable, not failed.
+func TestContentTypeChecksTellOfferedFromRefused(t *testing.T) {
+	only := Options{Only: []string{"content-type-protobuf", "content-type-cbor"}, WatchSeconds: 2, Grace: 5 * time.Second}
+	outs := runBattery(t, faultServer(t, nil), only)
+	for _, n := range only.Only {
+		if outs[n].Result != Pass {
+			t.Errorf("model server: %s is %s (%s), want pass", n, outs[n].Result, outs[n].Evidence.Summary)
+		}
+	}
+	model := faultServer(t, nil)
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Header.Get("Accept"), "application/cbor") {
+			apiwire.NotAcceptable("application/json, application/vnd.kubernetes.protobuf").Write(w)
+			return
+		}
+		proxyTo(t, model, w, r)
+	}))
+	t.Cleanup(refusing.Close)
+	outs = runBattery(t, refusing.URL, only)
+	if o := outs["content-type-cbor"]; o.Result != NotApplicable || !strings.Contains(o.Evidence.Summary, "406") {
+		t.Errorf("a server refusing CBOR: content-type-cbor is %s (%s), want not applicable naming the 406", o.Result, o.Evidence.Summary)
+	}
+	if o := outs["content-type-protobuf"]; o.Result != Pass {
+		t.Errorf("a server refusing CBOR: content-type-protobuf is %s (%s), want pass", o.Result, o.Evidence.Summary)
+	}
+}
+
+// proxyTo forwards r to the server at base, streaming its answer.
+func proxyTo(t *testing.T, base string, w http.ResponseWriter, r *http.Request) {
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.FlushInterval = -1
+	rp.ServeHTTP(w, r)
 }
