@@ -14,13 +14,26 @@ import (
 // template.
 type fill func(buf []byte, i int, rv int64) []byte
 
+// hole is one value copies differ in, which may appear in several places of
+// the template (the pod IP does).
+type hole struct {
+	text fill
+	// time marks a timestamp: copy i's is the Unix time base+i, which
+	// protobuf holds as a number, not as the JSON's text.
+	time bool
+	base int64
+}
+
 // Pods makes copies of a template pod: copy i (from 0) is named pod-NNNNN with
 // its own uid, bound to Node, and has resourceVersion i+1 until events move it.
 type Pods struct {
 	N     int
 	Node  string
 	parts [][]byte // the template cut at each place a copy fills in
-	fills []fill   // fills[j] follows parts[j]
+	at    []int    // at[j] is the hole that follows parts[j]
+	holes []hole
+
+	proto protoOnce // the copies in protobuf, made on first use
 }
 
 // PodsOptions tune the copies.
@@ -33,7 +46,7 @@ type PodsOptions struct {
 	Vary bool
 }
 
-// markFmt marks a place to fill in the template; the number indexes fills.
+// markFmt marks a place to fill in the template; the number indexes holes.
 const markFmt = "@@podwatch-bench-%d@@"
 
 var markRE = regexp.MustCompile(`@@podwatch-bench-(\d+)@@`)
@@ -52,16 +65,16 @@ func NewPods(template []byte, n int, node string, opts PodsOptions) (*Pods, erro
 	if !ok {
 		return nil, fmt.Errorf("bench pod template: no spec")
 	}
-	var fills []fill
-	mark := func(f fill) string {
-		fills = append(fills, f)
-		return fmt.Sprintf(markFmt, len(fills)-1)
+	var holes []hole
+	mark := func(h hole) string {
+		holes = append(holes, h)
+		return fmt.Sprintf(markFmt, len(holes)-1)
 	}
-	md["name"] = mark(func(buf []byte, i int, _ int64) []byte { return fmt.Appendf(buf, "pod-%05d", i) })
-	md["uid"] = mark(func(buf []byte, i int, _ int64) []byte {
+	md["name"] = mark(hole{text: func(buf []byte, i int, _ int64) []byte { return fmt.Appendf(buf, "pod-%05d", i) }})
+	md["uid"] = mark(hole{text: func(buf []byte, i int, _ int64) []byte {
 		return fmt.Appendf(buf, "00000000-0000-4000-8000-%012d", i)
-	})
-	md["resourceVersion"] = mark(func(buf []byte, _ int, rv int64) []byte { return strconv.AppendInt(buf, rv, 10) })
+	}})
+	md["resourceVersion"] = mark(hole{text: func(buf []byte, _ int, rv int64) []byte { return strconv.AppendInt(buf, rv, 10) }})
 	delete(md, "generateName")
 	spec["nodeName"] = node
 	data, err := json.Marshal(pod)
@@ -73,7 +86,7 @@ func NewPods(template []byte, n int, node string, opts PodsOptions) (*Pods, erro
 		podIP, _ := status["podIP"].(string)
 		data = vary(data, podIP, mark)
 	}
-	return cut(data, n, node, fills), nil
+	return cut(data, n, node, holes), nil
 }
 
 // The places replicas of one template differ, as they appear in the JSON.
@@ -87,47 +100,47 @@ var (
 // template's plus i seconds, its token volume, container IDs and pod IP its
 // own. The pod IP is replaced wherever it appears, so also in the kubelet's
 // managedFields entry, which names it in a key of its field set.
-func vary(data []byte, podIP string, mark func(fill) string) []byte {
+func vary(data []byte, podIP string, mark func(hole) string) []byte {
 	data = timeRE.ReplaceAllFunc(data, func(m []byte) []byte {
 		t, err := time.Parse(time.RFC3339, string(m[1:len(m)-1]))
 		if err != nil {
 			return m
 		}
-		return []byte(`"` + mark(func(buf []byte, i int, _ int64) []byte {
+		return []byte(`"` + mark(hole{time: true, base: t.Unix(), text: func(buf []byte, i int, _ int64) []byte {
 			return t.Add(time.Duration(i)*time.Second).AppendFormat(buf, time.RFC3339)
-		}) + `"`)
+		}}) + `"`)
 	})
 	// One name per copy, the same in the volume and in every mount of it.
-	data = tokenVolRE.ReplaceAll(data, []byte(mark(func(buf []byte, i int, _ int64) []byte {
+	data = tokenVolRE.ReplaceAll(data, []byte(mark(hole{text: func(buf []byte, i int, _ int64) []byte {
 		return fmt.Appendf(buf, "kube-api-access-%05s", strconv.FormatInt(int64(i), 36))
-	})))
+	}})))
 	data = containerRE.ReplaceAllFunc(data, func(m []byte) []byte {
 		width := len(m) - len("containerd://")
 		if width < 12 {
 			return m
 		}
 		prefix := string(m[len("containerd://"):][:width-12])
-		return []byte(mark(func(buf []byte, i int, _ int64) []byte {
+		return []byte(mark(hole{text: func(buf []byte, i int, _ int64) []byte {
 			return fmt.Appendf(buf, "containerd://%s%012x", prefix, i)
-		}))
+		}}))
 	})
 	if podIP == "" {
 		return data
 	}
 	ipRE := regexp.MustCompile(`\b` + regexp.QuoteMeta(podIP) + `\b`)
-	return ipRE.ReplaceAllLiteral(data, []byte(mark(func(buf []byte, i int, _ int64) []byte {
+	return ipRE.ReplaceAllLiteral(data, []byte(mark(hole{text: func(buf []byte, i int, _ int64) []byte {
 		return fmt.Appendf(buf, "10.%d.%d.%d", 64+i>>16, i>>8&255, i&255)
-	})))
+	}})))
 }
 
 // cut splits the marked template into the parts between its marks.
-func cut(data []byte, n int, node string, fills []fill) *Pods {
-	p := &Pods{N: n, Node: node}
+func cut(data []byte, n int, node string, holes []hole) *Pods {
+	p := &Pods{N: n, Node: node, holes: holes}
 	last := 0
 	for _, m := range markRE.FindAllSubmatchIndex(data, -1) {
 		k, _ := strconv.Atoi(string(data[m[2]:m[3]]))
 		p.parts = append(p.parts, data[last:m[0]])
-		p.fills = append(p.fills, fills[k])
+		p.at = append(p.at, k)
 		last = m[1]
 	}
 	p.parts = append(p.parts, data[last:])
@@ -138,8 +151,19 @@ func cut(data []byte, n int, node string, fills []fill) *Pods {
 func (p *Pods) Append(buf []byte, i int, rv int64) []byte {
 	for j, part := range p.parts {
 		buf = append(buf, part...)
-		if j < len(p.fills) {
-			buf = p.fills[j](buf, i, rv)
+		if j < len(p.at) {
+			buf = p.holes[p.at[j]].text(buf, i, rv)
+		}
+	}
+	return buf
+}
+
+// appendWith appends the template with value(buf, k) in each place of hole k.
+func (p *Pods) appendWith(buf []byte, value func(buf []byte, k int) []byte) []byte {
+	for j, part := range p.parts {
+		buf = append(buf, part...)
+		if j < len(p.at) {
+			buf = value(buf, p.at[j])
 		}
 	}
 	return buf
