@@ -26,7 +26,8 @@ bench, whose synthetic apiserver and stream files come from the benchserver
 tool (internal/benchserver/cmd/benchserver).
 
   bench sync --server URL --node NODE --until-rv RV [--watch-list=true|false]
-             [--chunk-size N] [--cpuprofile FILE] [connection flags]
+             [--content-type json|protobuf|cbor] [--chunk-size N]
+             [--cpuprofile FILE] [connection flags]
       the api source's reflector and undelta store, as in a kubelet, until a
       push reflects RV; prints pushes, sync_s, total_s, mallocs, total_alloc_mb
   bench decode --stream FILE [--repeat K] [--content-type json|protobuf|cbor]
@@ -87,8 +88,13 @@ func (e Env) benchSync(ctx context.Context, args []string) error {
 	watchList := c.fs.Bool("watch-list", true, "get the initial state as a streaming watch list (false: a paginated list)")
 	chunk := c.fs.Int64("chunk-size", 500, "list page size (0: one page)")
 	profile := c.fs.String("cpuprofile", "", "write a CPU profile of the run to this `file`")
+	format := c.fs.String("content-type", "json", "the `format` to ask lists and watches for: json, protobuf (the kubelet's) or cbor")
 	if _, err := c.parse(e.Stdout, args); err != nil {
 		return err
+	}
+	contentType, ok := map[string]string{"json": rest.ContentTypeJSON, "protobuf": rest.ContentTypeProtobuf, "cbor": rest.ContentTypeCBOR}[*format]
+	if !ok {
+		return usagef(c.name, "--content-type %q: want json, protobuf or cbor", *format)
 	}
 	if *profile != "" {
 		stop, err := startCPUProfile(*profile)
@@ -104,6 +110,7 @@ func (e Env) benchSync(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	cfg.ContentType = contentType
 	client, err := rest.NewClient(cfg)
 	if err != nil {
 		return err

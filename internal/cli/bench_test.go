@@ -2,9 +2,13 @@ package cli
 
 import (
 	"encoding/json"
+	"mime"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/podwatch/podwatch/internal/benchserver"
@@ -20,7 +24,8 @@ func benchLine(t *testing.T, out string, into any) {
 }
 
 // bench sync runs the reflector and undelta store to the last event, in both
-// list modes, and counts one push per change plus the initial state.
+// list modes and each content type, and counts one push per change plus the
+// initial state; the server answers each in the form asked for.
 func TestBenchSync(t *testing.T) {
 	isolate(t)
 	tmpl, err := os.ReadFile("../../testdata/pod.json")
@@ -31,21 +36,72 @@ func TestBenchSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(&benchserver.Server{Pods: pods, M: 50})
+	var mu sync.Mutex
+	answered := map[string]bool{} // the media types of the answers
+	bs := &benchserver.Server{Pods: pods, M: 50}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bs.ServeHTTP(&mediaWriter{ResponseWriter: w, seen: func(media string) {
+			mt, _, _ := mime.ParseMediaType(media)
+			mu.Lock()
+			answered[strings.TrimSuffix(mt, "-seq")] = true // a CBOR watch is a sequence
+			mu.Unlock()
+		}}, r)
+	}))
 	defer hs.Close()
-	for _, wl := range []string{"--watch-list=true", "--watch-list=false"} {
-		r := mustRun(t, "bench", "sync", "--server", hs.URL, "--node", "node-1", "--until-rv", "70", "--chunk-size", "7", wl)
-		var got syncResult
-		benchLine(t, r.stdout, &got)
-		if got.Pushes != 51 || got.SyncS <= 0 || got.TotalS < got.SyncS || got.Mallocs == 0 {
-			t.Fatalf("%s: %+v, want 51 pushes (the initial state and 50 events) and sane times", wl, got)
+	for _, ct := range []struct{ flag, media string }{
+		{"json", "application/json"}, {"protobuf", "application/vnd.kubernetes.protobuf"}, {"cbor", "application/cbor"},
+	} {
+		for _, wl := range []string{"--watch-list=true", "--watch-list=false"} {
+			mu.Lock()
+			clear(answered)
+			mu.Unlock()
+			r := mustRun(t, "bench", "sync", "--server", hs.URL, "--node", "node-1", "--until-rv", "70", "--chunk-size", "7", wl,
+				"--content-type", ct.flag)
+			var got syncResult
+			benchLine(t, r.stdout, &got)
+			if got.Pushes != 51 || got.SyncS <= 0 || got.TotalS < got.SyncS || got.Mallocs == 0 {
+				t.Fatalf("%s %s: %+v, want 51 pushes (the initial state and 50 events) and sane times", ct.flag, wl, got)
+			}
+			mu.Lock()
+			if !answered[ct.media] {
+				t.Errorf("%s %s: answers were %v, none %s", ct.flag, wl, answered, ct.media)
+			}
+			mu.Unlock()
 		}
+	}
+	if r := run(t, "bench", "sync", "--server", hs.URL, "--until-rv", "70", "--content-type", "yaml"); r.code != exitUsage {
+		t.Fatalf("--content-type yaml: exit %d, want a usage error", r.code)
 	}
 	r := run(t, "bench", "sync", "--server", hs.URL, "--until-rv", "soon")
 	if r.code != exitUsage {
 		t.Fatalf("--until-rv soon: exit %d, want a usage error", r.code)
 	}
 }
+
+// mediaWriter tells seen the Content-Type of the answer as its header goes
+// out (a watch's handler returns only once the watch ends).
+type mediaWriter struct {
+	http.ResponseWriter
+	seen func(string)
+	told bool
+}
+
+func (m *mediaWriter) WriteHeader(code int) {
+	if !m.told {
+		m.told = true
+		m.seen(m.Header().Get("Content-Type"))
+	}
+	m.ResponseWriter.WriteHeader(code)
+}
+
+func (m *mediaWriter) Write(b []byte) (int, error) {
+	if !m.told {
+		m.WriteHeader(http.StatusOK)
+	}
+	return m.ResponseWriter.Write(b)
+}
+
+func (m *mediaWriter) Flush() { m.ResponseWriter.(http.Flusher).Flush() }
 
 // bench decode decodes every event of a stream file the synthetic server's
 // watch would send, and fails on a truncated one.
