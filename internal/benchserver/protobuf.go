@@ -300,6 +300,29 @@ func (pp *protoPods) encodeJSON(f func(enc *protowire.Encoder) ([]byte, error)) 
 	return f(&pp.enc)
 }
 
+// WarmProtobuf encodes every shape the copies and the events will need,
+// which the first protobuf client would otherwise wait for.
+func (s *Server) WarmProtobuf() error {
+	pp, err := s.Pods.protobuf()
+	if err != nil {
+		return err
+	}
+	var v values
+	for i := range s.Pods.N {
+		v.set(pp, i, int64(i+1))
+		if _, err := pp.shape(&v); err != nil {
+			return err
+		}
+	}
+	for k := range s.M {
+		v.set(pp, s.Pods.EventPod(k), s.Pods.EventRV(k))
+		if _, err := pp.shape(&v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // serveProtobuf answers a request refuse accepts in protobuf, as the
 // apiserver answers the kubelet.
 func (s *Server) serveProtobuf(w http.ResponseWriter, r *http.Request) {

@@ -50,6 +50,16 @@ func (s *watchStore) after(obj any, err error) error {
 	return err
 }
 
+// contentConfigs are the client's content settings per --content-type. For
+// protobuf they are the kubelet's: protobuf asked for, JSON accepted as well.
+var contentConfigs = map[string]rest.ContentConfig{
+	"json": {ContentType: "application/json"},
+	"protobuf": {
+		ContentType:        "application/vnd.kubernetes.protobuf",
+		AcceptContentTypes: "application/vnd.kubernetes.protobuf,application/json",
+	},
+}
+
 func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sync", stderr)
 	server := fs.String("server", "", "apiserver URL")
@@ -57,8 +67,14 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	untilRV := fs.String("until-rv", "", "stop once a push reflects this resourceVersion")
 	watchList := fs.Bool("watch-list", true, "streaming watch list (false: paginated list)")
 	chunk := fs.Int64("chunk-size", 500, "list page size, as podwatch bench sync's")
+	format := fs.String("content-type", "json", "json, or protobuf as the kubelet asks for its pods")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	content, ok := contentConfigs[*format]
+	if !ok {
+		fmt.Fprintf(fs.Output(), "%s: --content-type %q: want json or protobuf\n", fs.Name(), *format)
+		return errUsage
 	}
 	until, err := strconv.ParseInt(*untilRV, 10, 64)
 	if err != nil || *server == "" {
@@ -67,7 +83,7 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// client-go reads its feature gates from the environment on first use.
 	os.Setenv("KUBE_FEATURE_WatchListClient", strconv.FormatBool(*watchList))
 
-	cfg := &rest.Config{Host: *server, QPS: -1, ContentConfig: rest.ContentConfig{ContentType: "application/json"}}
+	cfg := &rest.Config{Host: *server, QPS: -1, ContentConfig: content}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err

@@ -137,6 +137,11 @@ func serve(ctx context.Context, p podFlags, addr string, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	// Before the first client: the protobuf copies' shapes are encoded
+	// now, so no measured client waits for them.
+	if err := srv.WarmProtobuf(); err != nil {
+		return err
+	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
