@@ -136,8 +136,9 @@ func (c config) run(ctx context.Context, stdout io.Writer) error {
 		watchList bool
 		vary      bool // copies that differ as replicas do, not only in name
 	}
+	// The last is all nodes of a large cluster, pods varied as replicas.
 	scenarios := []scenario{{110, 20000, true, false}, {5000, 5000, true, false}, {5000, 5000, false, false},
-		{5000, 5000, true, true}, {50000, 1000, true, false}}
+		{5000, 5000, true, true}, {50000, 1000, true, false}, {150000, 1000, true, true}}
 	if c.quick {
 		scenarios = []scenario{{20, 200, true, false}, {20, 200, false, false}, {20, 200, true, true}}
 	}
@@ -145,7 +146,7 @@ func (c config) run(ctx context.Context, stdout io.Writer) error {
 	fmt.Fprintln(stdout, "| sync | podwatch wall / CPU / peak RSS | client-go wall / CPU / peak RSS | wall | CPU | RSS |")
 	fmt.Fprintln(stdout, "| --- | --- | --- | --- | --- | --- |")
 	for _, sc := range scenarios {
-		pw, cg, err := c.sync(ctx, sc.n, sc.m, sc.watchList, sc.vary)
+		runs, err := c.sync(ctx, sc.n, sc.m, sc.watchList, sc.vary)
 		if err != nil {
 			return err
 		}
@@ -156,12 +157,15 @@ func (c config) run(ctx context.Context, stdout io.Writer) error {
 		if sc.vary {
 			mode += ", copies varied as replicas"
 		}
-		fmt.Fprintf(stdout, "| N=%d M=%d, %s | %s | %s | %.2f | %.2f | %.2f |\n", sc.n, sc.m, mode, procCell(pw), procCell(cg),
-			ratio(pw.wall, cg.wall), ratio(pw.cpu, cg.cpu), float64(pw.rssKB)/float64(cg.rssKB))
-		fmt.Fprintf(stdout, "|   sync (to first push) | %.2fs | %.2fs | %.2f | | |\n", num(pw, "sync_s"), num(cg, "sync_s"), num(pw, "sync_s")/num(cg, "sync_s"))
+		for _, r := range runs {
+			fmt.Fprintf(stdout, "| N=%d M=%d, %s, %s | %s | %s | %.2f | %.2f | %.2f |\n", sc.n, sc.m, mode, r.format,
+				procCell(r.pw), procCell(r.cg), ratio(r.pw.wall, r.cg.wall), ratio(r.pw.cpu, r.cg.cpu), float64(r.pw.rssKB)/float64(r.cg.rssKB))
+			fmt.Fprintf(stdout, "|   sync (to first push) | %.2fs | %.2fs | %.2f | | |\n", num(r.pw, "sync_s"), num(r.cg, "sync_s"), num(r.pw, "sync_s")/num(r.cg, "sync_s"))
+		}
 	}
 	fmt.Fprintln(stdout)
 	fmt.Fprintln(stdout, "Ratios are podwatch / client-go: below 1 is podwatch ahead (for events/s, above 1).")
+	fmt.Fprintln(stdout, "Each sync row has both sides in one format: JSON, or protobuf as the kubelet asks for its pods.")
 	fmt.Fprintln(stdout, "Copies varied as replicas differ in their times, token volume, container IDs and pod IP too,")
 	fmt.Fprintln(stdout, "so only what replicas of one template really share is the same in every copy.")
 	return nil
@@ -231,20 +235,38 @@ const decodeRounds = 3
 // same events, in JSON, protobuf and CBOR.
 type decodeRuns struct{ pwJSON, pwProto, pwCBOR, cgJSON, cgProto, cgCBOR proc }
 
+// syncRun is both sides' sync in one format.
+type syncRun struct {
+	format string
+	pw, cg proc
+}
+
+// syncFormats are the formats each scenario runs in: JSON, and protobuf,
+// the kubelet's.
+var syncFormats = []string{"json", "protobuf"}
+
 // sync runs each side against one server of n copies and m events until a
-// push reflects the last.
-func (c config) sync(ctx context.Context, n, m int, watchList, vary bool) (pw, cg proc, err error) {
+// push reflects the last, in each format.
+func (c config) sync(ctx context.Context, n, m int, watchList, vary bool) ([]syncRun, error) {
 	srv, err := c.startServer(ctx, n, m, vary)
 	if err != nil {
-		return pw, cg, err
+		return nil, err
 	}
 	defer srv.stop()
-	wl := "--watch-list=" + strconv.FormatBool(watchList)
-	if pw, err = measure(ctx, c.podwatch, "bench", "sync", "--server", srv.url, "--node", "node-1", "--until-rv", srv.last, wl); err != nil {
-		return pw, cg, err
+	var runs []syncRun
+	for _, format := range syncFormats {
+		args := []string{"--server", srv.url, "--node", "node-1", "--until-rv", srv.last,
+			"--watch-list=" + strconv.FormatBool(watchList), "--content-type", format}
+		r := syncRun{format: format}
+		if r.pw, err = measure(ctx, c.podwatch, append([]string{"bench", "sync"}, args...)...); err != nil {
+			return nil, err
+		}
+		if r.cg, err = measure(ctx, c.clientgo, append([]string{"sync"}, args...)...); err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
 	}
-	cg, err = measure(ctx, c.clientgo, "sync", "--server", srv.url, "--node", "node-1", "--until-rv", srv.last, wl)
-	return pw, cg, err
+	return runs, nil
 }
 
 func printDecode(w io.Writer, d decodeRuns, rounds int) {
