@@ -139,6 +139,10 @@ func TestProtobufWire(t *testing.T) {
 					}
 				}
 			}
+			// resourceVersions of 1, 2 and 3 digits: at least three shapes.
+			if n := len(p.proto.pods.shapes); n < 3 {
+				t.Errorf("%d shapes served the copies, want at least 3", n)
+			}
 		})
 	}
 }
