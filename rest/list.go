@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 )
@@ -254,10 +255,8 @@ func (d *listDecoder[T]) item(i int) error {
 
 // decodeErr places the error of a DecodeFunc on the item at stream offset start.
 func decodeErr(start int64, err error) error {
-	var se *jsonx.SyntaxError
-	if errors.As(err, &se) {
-		// DecodeFuncs report offsets into the data they were given.
-		return &jsonx.SyntaxError{Offset: start + se.Offset, Msg: se.Msg}
+	if moved, ok := stream.AtStream(err, start); ok {
+		return moved
 	}
 	return fmt.Errorf("at byte %d: %w", start, err)
 }

@@ -185,15 +185,13 @@ func (d *protoList[T]) item(m protowire.Message, n uint64, at int64) error {
 func (d *protoList[T]) itemProtobuf(b []byte, at int64) error {
 	v, err := d.decodePB(meta.TypeMeta{}, b)
 	if err != nil {
-		var se *protowire.SyntaxError
-		var je *jsonx.SyntaxError // in embedded JSON (a FieldsV1, a RawExtension)
+		// A syntax error in the message, or in JSON embedded in it (a
+		// FieldsV1, a RawExtension), is at an offset into the message.
+		if moved, ok := stream.AtStream(err, at); ok {
+			return moved
+		}
 		var tl *protowire.TooLargeError
 		switch {
-		// ProtobufDecodeFuncs report offsets into the message they were given.
-		case errors.As(err, &se):
-			return &protowire.SyntaxError{Offset: at + se.Offset, Msg: se.Msg}
-		case errors.As(err, &je):
-			return &jsonx.SyntaxError{Offset: at + je.Offset, Msg: je.Msg}
 		case errors.As(err, &tl):
 			return &ItemTooLargeError{Index: len(d.list.Items), Limit: d.limit}
 		}

@@ -2,9 +2,9 @@ package watch
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 
+	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
@@ -75,10 +75,8 @@ func eventType(b []byte) (EventType, bool) {
 }
 
 func objectError(off int64, typ EventType, err error) error {
-	var se *jsonx.SyntaxError
-	if errors.As(err, &se) {
-		// DecodeFuncs report offsets into the data they were given.
-		return &jsonx.SyntaxError{Offset: off + se.Offset, Msg: se.Msg}
+	if moved, ok := stream.AtStream(err, off); ok {
+		return moved
 	}
 	return &ObjectError{Offset: off, Type: typ, Err: err}
 }

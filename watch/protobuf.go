@@ -73,15 +73,13 @@ func (d *Decoder[T]) transcode(u *protowire.Unknown, off int64) ([]byte, error) 
 func (d *Decoder[T]) protobufObject(typ EventType, u *protowire.Unknown, off int64) (Event[T], error) {
 	obj, err := d.decodePB(meta.TypeMeta{Kind: u.Kind, APIVersion: u.APIVersion}, u.Raw)
 	if err != nil {
-		var se *protowire.SyntaxError
-		var je *jsonx.SyntaxError // in embedded JSON (a FieldsV1, a RawExtension)
+		// A syntax error in the message, or in JSON embedded in it (a
+		// FieldsV1, a RawExtension), is at an offset into the message.
+		if moved, ok := stream.AtStream(err, u.RawOffset); ok {
+			return Event[T]{}, moved
+		}
 		var tl *protowire.TooLargeError
 		switch {
-		// ProtobufDecodeFuncs report offsets into the message they were given.
-		case errors.As(err, &se):
-			return Event[T]{}, &protowire.SyntaxError{Offset: u.RawOffset + se.Offset, Msg: se.Msg}
-		case errors.As(err, &je):
-			return Event[T]{}, &jsonx.SyntaxError{Offset: u.RawOffset + je.Offset, Msg: je.Msg}
 		case errors.As(err, &tl):
 			return Event[T]{}, &FrameTooLargeError{Offset: off, Limit: d.limit}
 		}

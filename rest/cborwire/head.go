@@ -17,6 +17,11 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("cbor: %s at byte %d", e.Msg, e.Offset)
 }
 
+// Shift returns the error moved by bytes, as jsonx.SyntaxError.Shift does.
+func (e *SyntaxError) Shift(bytes int64) error {
+	return &SyntaxError{Offset: e.Offset + bytes, Msg: e.Msg}
+}
+
 // TooLargeError is an item whose JSON would be longer than the limit.
 type TooLargeError struct{ Limit int }
 

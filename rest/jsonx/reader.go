@@ -19,6 +19,13 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Msg)
 }
 
+// Shift returns the error moved by bytes: a decoder that read a value from
+// inside a larger stream reports the error at the stream's offset. Each of
+// podwatch's wire formats has a SyntaxError with this method.
+func (e *SyntaxError) Shift(bytes int64) error {
+	return &SyntaxError{Offset: e.Offset + bytes, Msg: e.Msg}
+}
+
 // maxDepth bounds nesting so a hostile document cannot exhaust the stack.
 const maxDepth = 10000
 

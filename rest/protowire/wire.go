@@ -17,6 +17,11 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("protobuf: %s at byte %d", e.Msg, e.Offset)
 }
 
+// Shift returns the error moved by bytes, as jsonx.SyntaxError.Shift does.
+func (e *SyntaxError) Shift(bytes int64) error {
+	return &SyntaxError{Offset: e.Offset + bytes, Msg: e.Msg}
+}
+
 // Wire types.
 const (
 	wireVarint  = 0
