@@ -13,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/podwatch/podwatch/internal/cluster"
+	"github.com/podwatch/podwatch/internal/fixture"
 	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/cborwire"
@@ -30,10 +33,18 @@ var cborWireDir = filepath.Join("..", "docs", "testdata", "cbor")
 // -update-cbor-wire it writes it to internal/docs/testdata/cbor): a list, a
 // watch list to its closing bookmark and one change, and a 404. It checks
 // the facts the doc relies on, whether or not it writes.
+//
+// On the same apiserver, podwatch record --content-type cbor records a list
+// and a watch, and the recording replays as the live watch ran.
 func TestCBORWire(t *testing.T) {
 	c := cluster.StartForTest(t, cluster.Options{FeatureGates: map[string]bool{cborGate: true}})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
+	t.Run("the wire PROTOCOL.md quotes", func(t *testing.T) { testCBORWireBytes(t, ctx, c) })
+	t.Run("record --content-type cbor replays as it ran", func(t *testing.T) { testRecordCBOR(t, ctx, c) })
+}
+
+func testCBORWireBytes(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	const ns = "cbor-wire"
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("namespace: %v", err)
@@ -191,4 +202,72 @@ func writeCBORWire(t *testing.T, rec *wireRecording) {
 	maps.Copy(meta, rec.meta)
 	merged := wireRecording{files: rec.files, meta: meta}
 	merged.write(t, cborWireDir)
+}
+
+// testRecordCBOR records a CBOR list and watch of the node's pods through
+// four changes with podwatch record, and replays the recording to a JSON
+// client, which prints what the live watch printed.
+func testRecordCBOR(t *testing.T, ctx context.Context, c *cluster.Cluster) {
+	const ns = "cbor-rec"
+	if err := c.EnsureNamespace(ctx, ns); err != nil {
+		t.Fatalf("namespace: %v", err)
+	}
+	if _, err := c.CreatePod(ctx, ns, "first", node, nil); err != nil {
+		t.Fatalf("create pod: %v", err)
+	}
+	dir := t.TempDir()
+	bin := buildCommand(t, ctx, dir)
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, c.Kubeconfig(c.NodeToken), 0o600); err != nil {
+		t.Fatalf("write kubeconfig: %v", err)
+	}
+	fixtureDir := filepath.Join(dir, "fixture")
+	// A list then a watch (not a watch list), so the recording holds a
+	// CBOR list and a CBOR watch; each change below is one watch event.
+	watch := []string{"--node", node, "--watch-list=false", "--max-events", "4", "-o", "json", "--mode", "snapshot"}
+	live := startCommand(t, ctx, bin, append([]string{"record", "--out", fixtureDir, "--kubeconfig", kubeconfig, "--content-type", "cbor"}, watch...)...)
+	printed := []any{rawLine(t, live)}
+	_, err := c.CreatePod(ctx, ns, "second", node, map[string]string{"step": "1"})
+	if err == nil {
+		_, err = c.UpdatePodLabels(ctx, ns, "second", map[string]string{"step": "2"})
+	}
+	if err == nil {
+		_, err = c.DeletePod(ctx, ns, "second", &zero)
+	}
+	if err != nil {
+		t.Fatalf("change pods: %v", err)
+	}
+	// Each change is one push: ADDED, MODIFIED, MODIFIED (deleting), DELETED.
+	for range 4 {
+		printed = append(printed, rawLine(t, live))
+	}
+	if err := live.waitExit(t); err != nil {
+		t.Fatalf("record: %v; stderr:\n%s", err, live.stderr())
+	}
+	rec, err := fixture.Load(fixtureDir)
+	if err != nil {
+		t.Fatalf("load the recording: %v", err)
+	}
+	var list, watchBody bool
+	for _, ex := range rec.Exchanges {
+		if ex.Response.Status == http.StatusOK && ex.Response.IsCBOR() {
+			mt := ex.Response.ContentType()
+			list = list || mt == rest.ContentTypeCBOR
+			watchBody = watchBody || mt == rest.ContentTypeCBORSeq
+		}
+	}
+	if !list || !watchBody {
+		t.Fatalf("the recording holds a CBOR list %t and a CBOR watch %t, want both", list, watchBody)
+	}
+	replay := startCommand(t, ctx, bin, append([]string{"watch", "--replay", fixtureDir, "--speed", "0"}, watch...)...)
+	var replayed []any
+	for range printed {
+		replayed = append(replayed, rawLine(t, replay))
+	}
+	if err := replay.waitExit(t); err != nil {
+		t.Fatalf("replay: %v; stderr:\n%s", err, replay.stderr())
+	}
+	if d := cmp.Diff(printed, replayed); d != "" {
+		t.Errorf("the replay printed other updates than the live watch (-live +replay):\n%s", d)
+	}
 }
