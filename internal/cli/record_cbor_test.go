@@ -98,8 +98,13 @@ func TestRecordCBORThenReplay(t *testing.T) {
 	if n := len(view.Exchanges[0].Response.Chunks); n < 4 {
 		t.Fatalf("the JSON view holds %d events, want the 4 the watch printed at least", n)
 	}
+	var f stream.CBORFramer
+	item, _, err := stream.NewReader(bytes.NewReader(sent), len(sent)+1).NextCBOR(&f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var tc cborwire.Transcoder
-	first, err := tc.JSON(sent[:12468], 0)
+	first, err := tc.JSON(item, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
