@@ -19,7 +19,10 @@ Accept-Encoding and Content-Type request headers are kept.
 
 With --content-type protobuf the recording keeps the protobuf wire as it
 came (lists and Status answers as envelopes, watches as length-prefixed
-frames), each read in base64 with its timing.
+frames), each read in base64 with its timing; with --content-type cbor it
+keeps the CBOR as it came (lists and Status answers as one item, watches as
+items one after another), the same way. Either replays to JSON, protobuf
+and CBOR clients alike.
 
 Replay the result with 'podwatch watch --replay DIR' or 'podwatch serve DIR'.
 `

@@ -180,10 +180,6 @@ func (f *watchFlags) check(c *command) error {
 		return usagef(name, "--speed applies to --replay only")
 	case f.contentType != "json" && f.contentType != "protobuf" && f.contentType != "cbor":
 		return usagef(name, "--content-type %q: want json, protobuf or cbor", f.contentType)
-	case f.contentType == "cbor" && name == "record":
-		// A recording holds JSON or protobuf bodies, which every server
-		// converts for its client; CBOR bodies it would not convert.
-		return usagef(name, "--content-type cbor: recordings hold json or protobuf (a CBOR client is answered from either)")
 	}
 	return f.trace.check(c)
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // proxyDocsDir is where internal/docs keeps the proxy recording that
-// docs/PROTOCOL.md's section 11 is told from and checked against.
+// docs/PROTOCOL.md's section 12 is told from and checked against.
 var proxyDocsDir = filepath.Join(repoRoot, "internal", "docs", "testdata", "proxy")
 
 // writeProxyDocsTestdata keeps mode's client of the run: its recording, as
@@ -47,7 +47,7 @@ func writeProxyDocsTestdata(t *testing.T, recDir, traceFile, token string, mode 
 		t.Fatalf("the proxy's token appears in what would be bundled")
 	}
 	if !mode.protobuf {
-		t.Fatalf("section 11 is told from the protobuf client; %s is not", mode.name)
+		t.Fatalf("section 12 is told from the protobuf client; %s is not", mode.name)
 	}
 	const name = "kubelet-protobuf"
 	dir := filepath.Join(proxyDocsDir, name)

@@ -22,7 +22,7 @@ import (
 var proxyingAt = regexp.MustCompile(`proxying (http://\S+) to`)
 
 var updateProxyDocs = flag.Bool("update-proxy-docs", false,
-	"write the protobuf client's proxy recording and trace lines of TestKubeletThroughProxy to internal/docs/testdata/proxy, which docs/PROTOCOL.md section 11 is told from")
+	"write the protobuf client's proxy recording and trace lines of TestKubeletThroughProxy to internal/docs/testdata/proxy, which docs/PROTOCOL.md section 12 is told from")
 
 // TestKubeletThroughProxy runs client-go's reflector, built as the kubelet
 // builds its pod source, through `podwatch proxy` against the real

@@ -53,18 +53,26 @@ var protobufDir = filepath.Join("testdata", "protobuf")
 
 func checkProtobuf(t *testing.T, s snippet) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(protobufDir, s.fixture))
+	checkRecordedWire(t, protobufDir, rest.ContentTypeProtobuf, s)
+}
+
+// checkRecordedWire checks a hex, recorded or frames snippet against the
+// body s names under dir, recorded from the real apiserver by a client
+// asking for contentType.
+func checkRecordedWire(t *testing.T, dir, contentType string, s snippet) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, s.fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
 	switch s.source {
 	case "recorded":
-		if err := checkRecorded(s.fixture, s.text); err != nil {
+		if err := checkRecordedIn(dir, s.fixture, s.text); err != nil {
 			t.Fatalf("%v\nsnippet:\n%s", err, s.text)
 		}
 		return
 	case "frames":
-		tr := traceRecorded(t, s.fixture, data)
+		tr := traceRecordedIn(t, dir, contentType, s.fixture, data)
 		have := map[string]bool{}
 		for _, l := range strings.Split(tr, "\n") {
 			have[l] = true
@@ -134,8 +142,9 @@ type recordedMeta struct {
 	ContentType string
 }
 
-func readMeta(file string) (recordedMeta, error) {
-	raw, err := os.ReadFile(filepath.Join(protobufDir, "meta.json"))
+// readMetaIn reads what dir/meta.json says of file.
+func readMetaIn(dir, file string) (recordedMeta, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "meta.json"))
 	if err != nil {
 		return recordedMeta{}, err
 	}
@@ -150,23 +159,29 @@ func readMeta(file string) (recordedMeta, error) {
 	return m, nil
 }
 
-// traceRecorded serves data as it was recorded (status, Content-Type) to
-// the request meta.json names, sends that request through a traced podwatch
-// client, reads the whole answer, and returns the text trace, every time
-// 0.000.
-func traceRecorded(t *testing.T, file string, data []byte) string {
+// traceRecordedIn serves data, the body file under dir, as it was recorded
+// (status, Content-Type) to the request dir/meta.json names, sends that
+// request through a traced podwatch client asking for contentType, reads
+// the whole answer, and returns the text trace, every time 0.000.
+func traceRecordedIn(t *testing.T, dir, contentType, file string, data []byte) string {
 	t.Helper()
-	m, err := readMeta(file)
+	m, err := readMetaIn(dir, file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return traceServed(t, m, data)
+	return traceServedAs(t, m, contentType, data)
 }
 
 // traceServed serves data as m says it was answered, to m's request sent
 // through a traced podwatch client asking for protobuf, and returns the
 // text trace, every time 0.000.
 func traceServed(t *testing.T, m recordedMeta, data []byte) string {
+	t.Helper()
+	return traceServedAs(t, m, rest.ContentTypeProtobuf, data)
+}
+
+// traceServedAs is traceServed for a client asking for contentType.
+func traceServedAs(t *testing.T, m recordedMeta, contentType string, data []byte) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", m.ContentType)
@@ -176,7 +191,7 @@ func traceServed(t *testing.T, m recordedMeta, data []byte) string {
 	defer srv.Close()
 	var out bytes.Buffer
 	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.Text(&out, false)}, Clock: func() time.Time { return time.Time{} }})
-	cfg := rest.Config{Host: srv.URL, ContentType: rest.ContentTypeProtobuf}
+	cfg := rest.Config{Host: srv.URL, ContentType: contentType}
 	trace.NewInstrument[*api.Pod](tr).Configure(&cfg)
 	client, err := rest.NewClient(cfg)
 	if err != nil {
@@ -205,8 +220,8 @@ func traceServed(t *testing.T, m recordedMeta, data []byte) string {
 	return out.String()
 }
 
-func checkRecorded(file, text string) error {
-	m, err := readMeta(file)
+func checkRecordedIn(dir, file, text string) error {
+	m, err := readMetaIn(dir, file)
 	if err != nil {
 		return err
 	}

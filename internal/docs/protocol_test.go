@@ -24,6 +24,7 @@ const root = "../.."
 //	<!-- hex: protobuf/FILE -->       lines of a hex dump of FILE, a protobuf body recorded from the real apiserver (see protobuf_test.go)
 //	<!-- recorded: protobuf/FILE -->  the request FILE answers, its status and Content-Type
 //	<!-- proxy: NAME #N request|response|frames -->, <!-- proxy-trace: NAME -->  a proxy recording and trace (see proxy_test.go)
+//	<!-- hex|recorded|frames: cbor/FILE -->  the same for a CBOR body (see cbor_test.go)
 //
 // Only ```console blocks (commands to type) need no marker.
 type snippet struct {
@@ -65,10 +66,13 @@ func parseSnippets(t *testing.T, doc string) []snippet {
 		m := markerRE.FindStringSubmatch(marker)
 		pb := protobufMarkerRE.FindStringSubmatch(marker)
 		px := proxyMarkerRE.FindStringSubmatch(marker)
+		cb := cborMarkerRE.FindStringSubmatch(marker)
 		switch {
 		case px != nil:
 			n, _ := strconv.Atoi(px[3])
 			out = append(out, snippet{line: i, source: px[1], fixture: px[2], n: n, part: px[4], text: body})
+		case cb != nil:
+			out = append(out, snippet{line: i, source: cborSource + cb[1], fixture: cb[2], text: body})
 		case pb != nil:
 			out = append(out, snippet{line: i, source: pb[1], fixture: pb[2], text: body})
 		case m != nil:
@@ -107,6 +111,9 @@ func TestProtocolSnippets(t *testing.T) {
 				return
 			case "proxy", "proxy-trace":
 				checkProxy(t, s)
+				return
+			case cborSource + "hex", cborSource + "recorded", cborSource + "frames":
+				checkCBOR(t, s)
 				return
 			case "trace":
 				checkLines(t, s.text, filepath.Join(root, "internal", "cli", "testdata", "trace-"+s.fixture+".text.golden"))

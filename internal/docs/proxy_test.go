@@ -173,7 +173,7 @@ func TestProxySnippetChecker(t *testing.T) {
 	}
 }
 
-// TestProxyRecordingClaims checks what section 11 says of the bundled
+// TestProxyRecordingClaims checks what section 12 says of the bundled
 // recording as a whole, which no single snippet shows: each watch has a
 // timeoutSeconds of its own between 5 and 10 minutes, every request asks
 // for protobuf first, and no 410 comes, as an answer or an ERROR event.
@@ -207,6 +207,6 @@ func TestProxyRecordingClaims(t *testing.T) {
 		timeouts[ts] = true
 	}
 	if len(timeouts) < 2 {
-		t.Fatalf("the recording holds %d watches; section 11 tells several", len(timeouts))
+		t.Fatalf("the recording holds %d watches; section 12 tells several", len(timeouts))
 	}
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"testing"
@@ -124,5 +125,15 @@ func testCBORGateOff(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 		if errors.As(err, &ce) {
 			t.Fatalf("watch=%v: a *ContentTypeError for a refusal: %v", watch, err)
 		}
+	}
+	// The refusal, as docs/PROTOCOL.md quotes it: a JSON Status.
+	rec := wireRecording{}
+	body := cborGet(t, ctx, c, &rec, "notacceptable.json", "/api/v1/namespaces/default/pods", rest.ContentTypeCBOR, http.StatusNotAcceptable)
+	var st struct{ Kind, Reason string }
+	if ct := rec.meta["notacceptable.json"].ContentType; ct != rest.ContentTypeJSON || json.Unmarshal(body, &st) != nil || st.Kind != "Status" || st.Reason != "NotAcceptable" {
+		t.Fatalf("the 406 is %q: %s; want a JSON NotAcceptable Status", ct, body)
+	}
+	if *updateCBORWire {
+		writeCBORWire(t, &rec)
 	}
 }
