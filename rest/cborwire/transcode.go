@@ -1,10 +1,12 @@
 package cborwire
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/podwatch/podwatch/rest/protowire"
@@ -33,7 +35,16 @@ type Transcoder struct {
 	Limit int
 	buf   []byte
 	base  int64 // stream offset of the item, for errors
+	// starts holds, per open map, where each member begins in buf (a stack:
+	// a map nested in a value pushes its own and pops them when done);
+	// order and scratch are reused when a map's members are put in order.
+	starts  []int
+	order   []member
+	scratch []byte
 }
+
+// member is one written map member: its JSON, key first, within scratch.
+type member struct{ start, end int }
 
 // JSON returns the JSON of the single CBOR item in item, found at stream
 // offset off, valid until the next call. Strings come as byte or text
@@ -148,10 +159,13 @@ func (t *Transcoder) object(v []byte, p int, h Head, depth int) (int, error) {
 		return 0, t.syntax(p, "map of %d pairs, %d bytes left in the item", h.Arg, len(v)-q)
 	}
 	t.buf = append(t.buf, '{')
+	base := len(t.starts)
+	defer func() { t.starts = t.starts[:base] }()
 	for i := range int(h.Arg) {
 		if i > 0 {
 			t.buf = append(t.buf, ',')
 		}
+		t.starts = append(t.starts, len(t.buf))
 		var err error
 		if q, err = t.key(v, q); err != nil {
 			return 0, err
@@ -161,8 +175,48 @@ func (t *Transcoder) object(v []byte, p int, h Head, depth int) (int, error) {
 			return 0, err
 		}
 	}
+	t.sortMembers(t.starts[base:])
 	t.buf = append(t.buf, '}')
 	return q, t.checkSize()
+}
+
+// sortMembers puts the members just written, which begin at starts, in the
+// order of their keys. The apiserver writes a map's members in an order of
+// its own that changes from item to item, so without this two items holding
+// the same object would give different JSON, and the same pod would seem to
+// change (the pod config compares specs by their JSON).
+func (t *Transcoder) sortMembers(starts []int) {
+	if len(starts) < 2 {
+		return
+	}
+	first, end := starts[0], len(t.buf)
+	t.scratch = append(t.scratch[:0], t.buf[first:end]...)
+	t.order = t.order[:0]
+	sorted := true
+	for i, s := range starts {
+		e := end
+		if i+1 < len(starts) {
+			e = starts[i+1] - 1 // the comma before the next member
+		}
+		m := member{s - first, e - first}
+		if i > 0 && bytes.Compare(t.scratch[m.start:m.end], t.scratch[t.order[i-1].start:t.order[i-1].end]) < 0 {
+			sorted = false
+		}
+		t.order = append(t.order, m)
+	}
+	if sorted {
+		return
+	}
+	slices.SortFunc(t.order, func(a, b member) int {
+		return bytes.Compare(t.scratch[a.start:a.end], t.scratch[b.start:b.end])
+	})
+	t.buf = t.buf[:first]
+	for i, m := range t.order {
+		if i > 0 {
+			t.buf = append(t.buf, ',')
+		}
+		t.buf = append(t.buf, t.scratch[m.start:m.end]...)
+	}
 }
 
 // key writes the map key at v[p], which must be a string.
