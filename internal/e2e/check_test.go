@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -41,10 +42,12 @@ func TestCheckAgainstAPIServer(t *testing.T) {
 	dir := t.TempDir()
 	verdicts := map[string]map[string]check.Result{}
 	// Through podwatch proxy (with the node's credentials) the battery gives
-	// the read-only run's verdicts. It runs right after the read-only run,
-	// before the --write run's changes: whether a watch has moved decides
-	// some verdicts (bookmark-before-timeout), so both must see the same
-	// quiet cluster.
+	// the read-only run's verdicts. Whether something changed while a watch
+	// was open decides some verdicts (watch-rv-order, bookmark-before-timeout
+	// are not applicable on a watch that carried nothing), and a read-only
+	// run changes nothing, so the test keeps the node's pods changing through
+	// both runs: both then judge a moving cluster, whatever else the
+	// apiserver does meanwhile.
 	throughProxy := func(t *testing.T) {
 		kubeconfig := filepath.Join(dir, "read-only.kubeconfig")
 		proxyURL := startProxy(t, ctx, kubeconfig)
@@ -72,9 +75,13 @@ func TestCheckAgainstAPIServer(t *testing.T) {
 		args        []string
 		wantPass    []string
 	}{
-		{"read-only", c.NodeToken, nil, []string{"watch-list-initial-events-end", "watch-too-old-410", "list-paging", "content-type-protobuf"}},
+		{"read-only", c.NodeToken, nil, []string{"watch-list-initial-events-end", "watch-too-old-410", "list-paging", "content-type-protobuf", "watch-rv-order", "bookmark-before-timeout"}},
 		{"write", c.AdminToken, []string{"--write"}, []string{"list-continue-expired", "watch-list-stays-open", "watch-rv-order", "bookmark-before-timeout"}},
 	} {
+		var stopChurn func()
+		if run.name == "read-only" {
+			stopChurn = churn(t, ctx, c, "default", "checked-2")
+		}
 		t.Run(run.name, func(t *testing.T) {
 			kubeconfig := filepath.Join(dir, run.name+".kubeconfig")
 			if err := os.WriteFile(kubeconfig, c.Kubeconfig(run.token), 0o600); err != nil {
@@ -124,6 +131,7 @@ func TestCheckAgainstAPIServer(t *testing.T) {
 		})
 		if run.name == "read-only" {
 			t.Run("through proxy", throughProxy)
+			stopChurn()
 		}
 	}
 }
@@ -187,4 +195,37 @@ func parseOutcomes(t *testing.T, out string) []check.Outcome {
 		outs = append(outs, o)
 	}
 	return outs
+}
+
+// churn relabels pod ns/name every 200 ms until the returned stop is
+// called, so that every watch of the node's pods sees changes.
+func churn(t *testing.T, ctx context.Context, c *cluster.Cluster, ns, name string) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for n := 0; ; n++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if _, err := c.UpdatePodLabels(ctx, ns, name, map[string]string{"churn": strconv.Itoa(n)}); err != nil && ctx.Err() == nil {
+				t.Errorf("churn: relabel %s/%s: %v", ns, name, err)
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }
