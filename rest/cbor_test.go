@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"testing"
 
@@ -15,45 +14,23 @@ import (
 )
 
 func TestCBORAcceptAndContentType(t *testing.T) {
-	var accept string
-	answer := func(w http.ResponseWriter) {}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		accept = r.Header.Get("Accept")
-		answer(w)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := rest.NewClient(rest.Config{Host: srv.URL, ContentType: rest.ContentTypeCBOR})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-
 	// A server without CBOR that answers JSON anyway.
-	answer = func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"kind":"PodList","items":[]}`))
-	}
-	_, err = c.Get().Resource("pods").Do(ctx)
-	var ce *rest.ContentTypeError
-	if !errors.As(err, &ce) || ce.Asked != rest.ContentTypeCBOR || ce.Got != "application/json" {
-		t.Fatalf("JSON answer: got %v, want a *ContentTypeError naming both types", err)
-	}
-	if accept != rest.ContentTypeCBOR {
-		t.Errorf("Accept: got %q, want %q", accept, rest.ContentTypeCBOR)
-	}
+	c, answer := refusesOtherFormats(t, rest.ContentTypeCBOR)
+	ctx := context.Background()
+	var err error
 
 	// The real apiserver with the gate off: 406 and a JSON Status.
-	answer = func(w http.ResponseWriter) {
+	answer(func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotAcceptable)
 		w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotAcceptable","code":406}`))
-	}
+	})
 	_, err = c.Get().Resource("pods").Do(ctx)
 	if se, ok := rest.AsStatusError(err); !ok || se.Status.Code != http.StatusNotAcceptable || se.Status.Reason != "NotAcceptable" {
 		t.Fatalf("406: got %v, want a *StatusError with the Status", err)
 	}
 
-	answer = func(w http.ResponseWriter) { w.Header().Set("Content-Type", rest.ContentTypeCBORSeq) }
+	answer(func(w http.ResponseWriter) { w.Header().Set("Content-Type", rest.ContentTypeCBORSeq) })
 	if _, err := c.Get().Resource("pods").Watch(true).Do(ctx); err != nil {
 		t.Fatalf("cbor-seq watch answer: %v", err)
 	}
@@ -62,11 +39,11 @@ func TestCBORAcceptAndContentType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer = func(w http.ResponseWriter) {
+	answer(func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", rest.ContentTypeCBOR)
 		w.WriteHeader(http.StatusForbidden)
 		w.Write(status)
-	}
+	})
 	_, err = c.Get().Resource("pods").Do(ctx)
 	if se, ok := rest.AsStatusError(err); !ok || !rest.IsForbidden(err) || se.Status.Message != `pods "x" is forbidden` {
 		t.Fatalf("CBOR 403: got %v, want the Status it holds", err)

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -93,35 +94,13 @@ func TestDecodeListProtobufErrors(t *testing.T) {
 // that it refuses an answer in another format, and that it reads a protobuf
 // error answer's Status.
 func TestProtobufAcceptAndContentType(t *testing.T) {
-	var accept string
-	answer := func(w http.ResponseWriter) {}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		accept = r.Header.Get("Accept")
-		answer(w)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := rest.NewClient(rest.Config{Host: srv.URL, ContentType: rest.ContentTypeProtobuf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, answer := refusesOtherFormats(t, rest.ContentTypeProtobuf)
 	ctx := context.Background()
+	var err error
 
-	answer = func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"kind":"PodList","items":[]}`))
-	}
-	_, err = c.Get().Resource("pods").Do(ctx)
-	var ce *rest.ContentTypeError
-	if !errors.As(err, &ce) || ce.Asked != rest.ContentTypeProtobuf || ce.Got != "application/json" {
-		t.Fatalf("JSON answer: got %v, want a *ContentTypeError naming both types", err)
-	}
-	if accept != rest.ContentTypeProtobuf {
-		t.Errorf("Accept: got %q, want %q", accept, rest.ContentTypeProtobuf)
-	}
-
-	answer = func(w http.ResponseWriter) {
+	answer(func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", rest.ContentTypeProtobuf+";stream=watch")
-	}
+	})
 	if _, err := c.Get().Resource("pods").Watch(true).Do(ctx); err != nil {
 		t.Fatalf("protobuf watch answer: %v", err)
 	}
@@ -131,18 +110,18 @@ func TestProtobufAcceptAndContentType(t *testing.T) {
 	status = protowire.AppendBytesField(status, 3, []byte(`pods "x" is forbidden`))
 	status = protowire.AppendBytesField(status, 4, []byte("Forbidden"))
 	status = protowire.AppendVarintField(status, 6, 403)
-	answer = func(w http.ResponseWriter) {
+	answer(func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", rest.ContentTypeProtobuf)
 		w.WriteHeader(http.StatusForbidden)
 		w.Write(protowire.AppendEnvelope(nil, "v1", "Status", status))
-	}
+	})
 	_, err = c.Get().Resource("pods").Do(ctx)
 	se, ok := rest.AsStatusError(err)
 	if !ok || !rest.IsForbidden(err) || se.Status.Message != `pods "x" is forbidden` || se.Body != "" {
 		t.Fatalf("protobuf 403: got %v, want the Status it holds", err)
 	}
 
-	if _, err := rest.NewClient(rest.Config{Host: srv.URL, ContentType: "application/yaml"}); err == nil {
+	if _, err := rest.NewClient(rest.Config{Host: "http://127.0.0.1:1", ContentType: "application/yaml"}); err == nil {
 		t.Errorf("NewClient took content type application/yaml")
 	}
 }
@@ -224,4 +203,47 @@ func TestDecodeListProtobufDirect(t *testing.T) {
 	if !errors.As(err, &se) || se.Offset != int64(key) {
 		t.Fatalf("got %v, want a *protowire.SyntaxError at byte %d", err, key)
 	}
+}
+
+// refusesOtherFormats returns a client asking for contentType from a test
+// server, and the setter of that server's answer. It first checks what both
+// binary formats share: the client's Accept names contentType alone, and a
+// JSON answer is a *ContentTypeError naming what was asked and what came.
+func refusesOtherFormats(t *testing.T, contentType string) (*rest.Client, func(func(http.ResponseWriter))) {
+	t.Helper()
+	var mu sync.Mutex
+	var accept string
+	answer := func(http.ResponseWriter) {}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		accept = r.Header.Get("Accept")
+		a := answer
+		mu.Unlock()
+		a(w)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := rest.NewClient(rest.Config{Host: srv.URL, ContentType: contentType})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(a func(http.ResponseWriter)) {
+		mu.Lock()
+		answer = a
+		mu.Unlock()
+	}
+	set(func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"kind":"PodList","items":[]}`))
+	})
+	_, err = c.Get().Resource("pods").Do(context.Background())
+	var ce *rest.ContentTypeError
+	if !errors.As(err, &ce) || ce.Asked != contentType || ce.Got != "application/json" {
+		t.Fatalf("JSON answer: got %v, want a *ContentTypeError naming both types", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if accept != contentType {
+		t.Errorf("Accept: got %q, want %q", accept, contentType)
+	}
+	return c, set
 }
