@@ -49,6 +49,8 @@ type Step struct {
 	BodyEnd  *BodyEnd
 	Push     *Push
 	Stop     *Stop
+	Stall    *Stall
+	Missed   *Missed
 }
 
 // Start opens a trace.
@@ -172,8 +174,11 @@ type Event struct {
 	// Error is why the frame could not be read (a protobuf watch's frames
 	// stay apart even when one is malformed): the client's decoder fails on
 	// it too, and the step is not counted as an event.
-	Error   string `json:"error,omitempty"`
-	Explain string `json:"explain"`
+	Error string `json:"error,omitempty"`
+	// Diff is what a MODIFIED event changed against the pod's previous
+	// version, when the run asked for it (--diff).
+	Diff    []Change `json:"diff,omitempty"`
+	Explain string   `json:"explain"`
 }
 
 // CBORItem is what a trace tells of one item of a CBOR watch
@@ -252,9 +257,12 @@ type Stop struct {
 	// WatchBytes is what the 2xx watch bodies held on the wire, and
 	// BytesPerEvent that over Events: the same watch costs different bytes
 	// per event in JSON and in protobuf.
-	WatchBytes    int64         `json:"watchBytes"`
-	BytesPerEvent float64       `json:"bytesPerEvent"`
-	Duration      time.Duration `json:"-"`
+	WatchBytes    int64   `json:"watchBytes"`
+	BytesPerEvent float64 `json:"bytesPerEvent"`
+	// Stalls counts the stall steps told, Missed the missed ones.
+	Stalls   int           `json:"stalls,omitempty"`
+	Missed   int           `json:"missed,omitempty"`
+	Duration time.Duration `json:"-"`
 }
 
 // millis is a duration in JSON: milliseconds with three decimals.
@@ -286,8 +294,10 @@ func (s Step) MarshalJSON() ([]byte, error) {
 		BodyEnd  any      `json:"body-end,omitempty"`
 		Push     *Push    `json:"push,omitempty"`
 		Stop     any      `json:"stop,omitempty"`
+		Stall    any      `json:"stall,omitempty"`
+		Missed   *Missed  `json:"missed,omitempty"`
 	}{At: millis(s.At), Kind: s.Kind, Req: s.Req, Client: s.Client, Start: s.Start, Request: s.Request,
-		Conn: s.Conn, Frame: s.Frame, Event: s.Event, Push: s.Push}
+		Conn: s.Conn, Frame: s.Frame, Event: s.Event, Push: s.Push, Missed: s.Missed}
 	// Each detail with a duration gets it added as milliseconds; a nil
 	// pointer must stay a nil interface for omitempty to drop it.
 	if d := s.Decision; d != nil {
@@ -319,6 +329,15 @@ func (s Step) MarshalJSON() ([]byte, error) {
 			*Stop
 			Duration millis `json:"duration_ms"`
 		}{st, millis(st.Duration)}
+	}
+	if st := s.Stall; st != nil {
+		out.Stall = struct {
+			*Stall
+			SinceByte     millis  `json:"sinceByte_ms"`
+			SinceEvent    millis  `json:"sinceEvent_ms"`
+			SinceBookmark millis  `json:"sinceBookmark_ms"`
+			Timeout       *millis `json:"timeout_ms,omitempty"`
+		}{st, millis(st.SinceByte), millis(st.SinceEvent), millis(st.SinceBookmark), optMillis(st.Timeout)}
 	}
 	// Not HTML-escaped: "<masked>" reads better than "\u003cmasked\u003e".
 	var b bytes.Buffer

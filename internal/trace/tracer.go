@@ -160,6 +160,10 @@ func (t *Tracer) count(s Step) {
 		}
 	case KindPush:
 		t.counts.Pushes++
+	case KindStall:
+		t.counts.Stalls++
+	case KindMissed:
+		t.counts.Missed++
 	case KindDecision:
 		switch s.Decision.Step {
 		case "relist":
