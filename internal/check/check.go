@@ -120,7 +120,8 @@ func Names() []string {
 // within Options.Timeout (plus the time to delete throwaway pods) whatever
 // the server does; a check cut short by it is not applicable, and says so.
 // The error is for what stops the battery from starting (a bad Config, an
-// unknown name in Only), or a *CleanupError beside the outcomes when
+// unknown name in Only, an *UnreachableError for a server that gives no
+// answer at all), or a *CleanupError beside the outcomes when
 // throwaway pods could not be deleted.
 func Run(ctx context.Context, opts Options) (outs []Outcome, err error) {
 	opts = opts.withDefaults()
@@ -139,6 +140,9 @@ func Run(ctx context.Context, opts Options) (outs []Outcome, err error) {
 			err = cerr
 		}
 	}()
+	if err := e.reach(ctx); err != nil {
+		return nil, err
+	}
 	done := map[string]Outcome{}
 	for _, c := range battery {
 		if !selected[c.Name] {

@@ -138,3 +138,25 @@ func proxyTo(t *testing.T, base string, w http.ResponseWriter, r *http.Request) 
 	rp.FlushInterval = -1
 	rp.ServeHTTP(w, r)
 }
+
+// A server nobody listens on is one error naming the request, not 23 checks
+// failing for the same reason.
+func TestUnreachableServerIsOneError(t *testing.T) {
+	hs := httptest.NewServer(http.NotFoundHandler())
+	url := hs.URL
+	hs.Close() // the port is free now: connections are refused
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	var reported int
+	outs, err := Run(ctx, Options{Config: rest.Config{Host: url}, Report: func(Outcome) { reported++ }})
+	var unreachable *UnreachableError
+	if !errors.As(err, &unreachable) {
+		t.Fatalf("Run: err = %v, want an *UnreachableError", err)
+	}
+	if !strings.HasPrefix(unreachable.Request, "GET /api/v1/pods") || unreachable.Err == nil {
+		t.Errorf("UnreachableError = %+v, want the list request and its cause", unreachable)
+	}
+	if len(outs) != 0 || reported != 0 {
+		t.Errorf("%d outcomes returned, %d reported; want none", len(outs), reported)
+	}
+}

@@ -28,7 +28,9 @@ One line per check: pass, fail (with its evidence: the request, what came
 back, the frame at fault, and what the protocol requires) or not-applicable
 (with the reason). -o json prints one object per line:
   {"name":...,"result":"pass|fail|not-applicable","evidence":{...},...}
-The exit status is 0 when no check that applies fails, 1 when one does.
+The exit status is 0 when no check that applies fails, 1 when one does, or
+when the battery cannot start (a server that gives no answer at all is one
+error naming the request, not every check failing for the same reason).
 
 The checks only read, unless --write lets them create, change and delete
 throwaway pods (podwatch-check-*, in --namespace or default, bound to
