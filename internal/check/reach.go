@@ -16,7 +16,7 @@ const reachWait = 5 * time.Second
 // returns it instead of judging every check against a server that never
 // answered, where each would fail for the same reason.
 type UnreachableError struct {
-	// Request is what was sent ("GET /api/v1/pods?..."), Err why no answer came.
+	// Request is what was sent ("GET /version"), Err why no answer came.
 	Request string
 	Err     error
 }
@@ -27,14 +27,16 @@ func (e *UnreachableError) Error() string {
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// reach sends one small list of the checked pods and returns an
-// *UnreachableError when no answer comes. Any answer at all, a refusal or
-// a 500 included, is for the checks to judge.
+// reach asks for /version and returns an *UnreachableError when no answer
+// comes. Any answer at all, a 404 from a server that serves pods only
+// included, means the server is there for the checks to judge. /version,
+// not the pods: a fault or a count of lists on the server side must see
+// the checks' requests alone.
 func (e *env) reach(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, reachWait)
 	defer cancel()
 	x := &Exchange{}
-	_, err := e.podsRequest(e.json).Param("limit", "1").Do(withExchange(ctx, x))
+	_, err := e.json.Get().AbsPath("/version").Do(withExchange(ctx, x))
 	if err == nil || x.Status != 0 || ctx.Err() != nil {
 		return nil
 	}
