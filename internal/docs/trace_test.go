@@ -19,12 +19,20 @@ var detailField = map[trace.Kind]string{
 	trace.KindStart: "Start", trace.KindDecision: "Decision", trace.KindRequest: "Request",
 	trace.KindResponse: "Response", trace.KindConn: "Conn", trace.KindFrame: "Frame",
 	trace.KindRead: "Read", trace.KindEvent: "Event", trace.KindBodyEnd: "BodyEnd",
-	trace.KindPush: "Push", trace.KindStop: "Stop",
+	trace.KindPush: "Push", trace.KindStop: "Stop", trace.KindStall: "Stall", trace.KindMissed: "Missed",
 }
+
+// rawJSON is the type of members that hold JSON as it came (a change's
+// values): fill gives them a JSON string.
+var rawJSON = reflect.TypeFor[json.RawMessage]()
 
 // fill sets every field of v, recursively, to a value that is not zero, so
 // that marshalling it writes every member the schema has.
 func fill(v reflect.Value) {
+	if v.Type() == rawJSON {
+		v.SetBytes([]byte(`"x"`))
+		return
+	}
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString("x")
