@@ -183,6 +183,8 @@ func TestTraceFlags(t *testing.T) {
 		{"one file for both", []string{"--trace-file", "same", "--trace-html", "same"}, exitUsage, "--trace-file and --trace-html name the same file"},
 		{"a file that cannot be made", []string{"--trace-file", missing}, exitError, "trace: open " + missing},
 		{"a page that cannot be made", []string{"--trace-html", missing}, exitError, "trace: open " + missing},
+		{"a trace mode that is not one", []string{"--trace=loud"}, exitUsage, "want true, false or full"},
+		{"a width too narrow", []string{"--trace", "--trace-width", "30"}, exitUsage, "--trace-width 30: want 0 (never wrap) or at least 40 columns"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,7 +198,7 @@ func TestTraceFlags(t *testing.T) {
 		})
 	}
 	r := mustRun(t, "watch", "--help")
-	for _, want := range []string{"--trace\n", "--trace-file file", "--trace-format format", "--trace-html file",
+	for _, want := range []string{"--trace\n", "--trace=full", "--trace-width columns", "--trace-file file", "--trace-format format", "--trace-html file",
 		`{"at_ms":N,"kind":K,"req":N,K:{...}}`, "docs/TRACE.md"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("watch --help does not say %q:\n%s", want, r.stdout)

@@ -28,7 +28,8 @@ const minPiece = 8
 // wrapLine lays out one line of the text trace in lines of at most width
 // columns, breaking at spaces. head comes first (the time and tag, or the
 // indent of a line under the step) and is never broken; continuation lines
-// start contIndent columns right of where text starts. A word longer than a
+// start contIndent columns right of where text starts (or halfway across,
+// if that is less, so a narrow line still has room for words). A word longer than a
 // line is broken after one of breakAfter when it can be, else where the line
 // ends; it begins on the line it comes to when that has room. ANSI escape sequences take no columns and are never broken. A width
 // of 0 lays the line out whole.
@@ -69,7 +70,7 @@ func wrapLine(head, text string, width int) []string {
 		}
 	}
 	if !empty || len(lines) == 0 {
-		lines = append(lines, cur)
+		lines = append(lines, strings.TrimRight(cur, " "))
 	}
 	return lines
 }
