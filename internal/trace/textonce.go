@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -23,7 +24,22 @@ type told struct {
 	last map[string]string
 	// headers is the last request's headers, as the text shows them.
 	headers string
+	// server is the trace's Start.Server; recent the URLs of the last
+	// requests, newest last, for a failure that repeats one to name it by
+	// its number instead.
+	server string
+	recent []sentURL
 }
+
+// sentURL is a request's URL, as an error quotes it, and its number.
+type sentURL struct {
+	url string
+	req int
+}
+
+// recentURLs is how many requests back a failure may name a URL from: a
+// failure is told right after its request, or after the few it retried.
+const recentURLs = 8
 
 // absentValue stands for a parameter listed as not sent; no query value
 // holds a NUL.
@@ -48,7 +64,10 @@ func (o *told) first(key, e string) bool {
 // line itself says it (a 2xx response's headers, a request's type).
 func (o *told) brief(st Step) Step {
 	switch st.Kind {
+	case KindStart:
+		o.server = st.Start.Server
 	case KindRequest:
+		o.sent(st)
 		st.Request = o.request(st.Request)
 	case KindResponse:
 		r := *st.Response
@@ -76,6 +95,7 @@ func (o *told) brief(st Step) Step {
 		if !o.first("decision "+d.Step, d.Explain) {
 			d.Explain = firstClause(d.Explain)
 		}
+		d.Error = o.nameURLs(d.Error)
 		st.Decision = &d
 	}
 	return st
@@ -147,4 +167,32 @@ func withoutNumbers(s string) string {
 		digits = isDigit
 	}
 	return b.String()
+}
+
+// sent remembers the URL of the request st.
+func (o *told) sent(st Step) {
+	u := o.server + st.Request.Path
+	if st.Request.Query != "" {
+		u += "?" + st.Request.Query
+	}
+	o.recent = append(o.recent, sentURL{url: u, req: st.Req})
+	if len(o.recent) > recentURLs {
+		o.recent = o.recent[1:]
+	}
+}
+
+// nameURLs replaces, in a failure, the URL of a request the trace has shown
+// by the request's number: the line of that request holds it already, and
+// it is most of a failure's length.
+func (o *told) nameURLs(msg string) string {
+	if o.server == "" {
+		return msg
+	}
+	for i := len(o.recent) - 1; i >= 0; i-- {
+		r := o.recent[i]
+		if strings.Contains(msg, r.url) {
+			return strings.ReplaceAll(msg, r.url, fmt.Sprintf("#%d", r.req))
+		}
+	}
+	return msg
 }

@@ -109,3 +109,21 @@ func TestExplainOnceNewMeaning(t *testing.T) {
 		t.Errorf("the second one: got %q, want it to end with %q", got[4], want)
 	}
 }
+
+// A failure quoting the URL of a request the trace has shown names the
+// request by its number instead; --trace=full quotes it whole.
+func TestFailureNamesTheRequest(t *testing.T) {
+	start := Step{Kind: KindStart, Start: &Start{Server: "https://10.0.0.1:6443"}}
+	req := watchStep(4, "224", "374")
+	url := "https://10.0.0.1:6443/api/v1/pods?" + req.Request.Query
+	backoff := Step{Kind: KindDecision, Decision: &Decision{Step: "backoff", Explain: "wait 503ms before trying again",
+		Error: "watch pods: GET " + url + ": server answered 403 Forbidden: pods is forbidden"}}
+	got := textOfSteps(t, TextOptions{ExplainOnce: true}, start, req, backoff)
+	if want := "because: watch pods: GET #4: server answered 403 Forbidden: pods is forbidden\n"; !strings.HasSuffix(got[2], want) {
+		t.Errorf("got %q, want it to end with %q", got[2], want)
+	}
+	full := textOfSteps(t, TextOptions{}, start, req, backoff)
+	if !strings.Contains(full[2], url) {
+		t.Errorf("--trace=full: got %q, want the URL whole", full[2])
+	}
+}
