@@ -13,12 +13,15 @@ import (
 
 // traceFlags are the flags of the protocol trace (internal/trace).
 type traceFlags struct {
-	on     bool
-	full   bool // --trace=full: every explanation every time
-	width  int  // --trace-width; -1: not given
-	file   string
-	format string
-	html   string
+	on    bool
+	full  bool // --trace=full: every explanation every time
+	width int  // --trace-width, when widthGiven
+	// widthGiven is whether --trace-width was given (0 then means never
+	// wrap, rather than wrap to the terminal).
+	widthGiven bool
+	file       string
+	format     string
+	html       string
 	// proxy makes the trace a proxy's (trace.Options.Proxy).
 	proxy bool
 }
@@ -27,7 +30,7 @@ func (f *traceFlags) register(c *command) {
 	fs := c.fs
 	fs.Var(traceMode{f}, "trace", "narrate the protocol on stderr: each request with its parameters explained, responses, body reads, HTTP/2 frames, events, the reflector's decisions and why, each push;"+
 		" each thing is explained in full the first time and briefly after, --trace=full explains it every time")
-	fs.IntVar(&f.width, "trace-width", -1, "wrap the text trace at word boundaries to this many `columns` (at least 40; 0: never wrap);"+
+	fs.IntVar(&f.width, "trace-width", 0, "wrap the text trace at word boundaries to this many `columns` (at least 40; 0: never wrap);"+
 		" default: the terminal's width when the trace goes to a terminal, else $COLUMNS when set and the trace goes to stderr, else no wrapping")
 	fs.StringVar(&f.file, "trace-file", "", "write the trace to this `file` instead of stderr (implies --trace)")
 	fs.StringVar(&f.format, "trace-format", "text", "trace `format`: text (coloured on a terminal) or json (one object per line, schema in docs/TRACE.md)")
@@ -43,7 +46,11 @@ func (f *traceFlags) check(c *command) error {
 	if c.set("trace-format") && !f.on && f.file == "" {
 		return usagef(c.name, "--trace-format applies to --trace or --trace-file")
 	}
-	if f.width > 0 && f.width < minTraceWidth || f.width < -1 {
+	f.widthGiven = c.set("trace-width")
+	if f.widthGiven && !f.on && f.file == "" {
+		return usagef(c.name, "--trace-width applies to --trace or --trace-file")
+	}
+	if f.width < 0 || f.width > 0 && f.width < minTraceWidth {
 		return usagef(c.name, "--trace-width %d: want 0 (never wrap) or at least %d columns", f.width, minTraceWidth)
 	}
 	if f.file != "" && f.file == f.html {
@@ -94,7 +101,7 @@ func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error,
 		if err != nil {
 			return nil, nil, err
 		}
-		sinks = append(sinks, f.sink(fl, false, max(f.width, 0)))
+		sinks = append(sinks, f.sink(fl, false, f.width))
 	case f.on:
 		color := e.StderrIsTerminal() && os.Getenv("NO_COLOR") == ""
 		sinks = append(sinks, f.sink(logWriter{log}, color, f.stderrWidth(e)))
@@ -126,7 +133,7 @@ const minTraceWidth = 40
 // lines to fit), else none: a trace read by a program or kept in a file
 // keeps one line per thing told.
 func (f *traceFlags) stderrWidth(e Env) int {
-	if f.width >= 0 {
+	if f.widthGiven {
 		return f.width
 	}
 	if e.StderrIsTerminal() {

@@ -185,6 +185,7 @@ func TestTraceFlags(t *testing.T) {
 		{"a page that cannot be made", []string{"--trace-html", missing}, exitError, "trace: open " + missing},
 		{"a trace mode that is not one", []string{"--trace=loud"}, exitUsage, "want true, false or full"},
 		{"a width too narrow", []string{"--trace", "--trace-width", "30"}, exitUsage, "--trace-width 30: want 0 (never wrap) or at least 40 columns"},
+		{"a width without a trace", []string{"--trace-width", "80"}, exitUsage, "--trace-width applies to --trace or --trace-file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
