@@ -136,9 +136,13 @@ func TestTraceWarnsOnce(t *testing.T) {
 	if backoffs < 3 || because != backoffs {
 		t.Errorf("%d backoffs told, %d with their failure; want at least 3, each with it:\n%s", backoffs, because, traced)
 	}
-	// The recorded Status: once as the server's answer, once as the failure.
-	if n := strings.Count(traced, `cannot watch resource "pods"`); n != 2 {
-		t.Errorf("the recorded 403's message is printed %d times, want 2 (its Status, the backoff's failure):\n%s", n, traced)
+	// The recorded Status is told with the answer; the backoff's failure
+	// refers to it.
+	if n := strings.Count(traced, `cannot watch resource "pods"`); n != 1 {
+		t.Errorf("the recorded 403's message is printed %d times, want once:\n%s", n, traced)
+	}
+	if !strings.Contains(traced, "server answered 403 Forbidden (its Status above)") {
+		t.Errorf("the backoff after the recorded 403 does not refer to its Status:\n%s", traced)
 	}
 
 	plain := replayStderr(t, fault...).stderr

@@ -31,10 +31,12 @@ type told struct {
 	recent []sentURL
 }
 
-// sentURL is a request's URL, as an error quotes it, and its number.
+// sentURL is a request's URL, as an error quotes it, its number, and the
+// message of the Status it was answered with, once told.
 type sentURL struct {
-	url string
-	req int
+	url    string
+	req    int
+	status string
 }
 
 // recentURLs is how many requests back a failure may name a URL from: a
@@ -79,12 +81,18 @@ func (o *told) brief(st Step) Step {
 		}
 		st.Response = &r
 	case KindEvent:
+		if st.Event.Status != nil {
+			o.answered(st.Req, st.Event.Status.Message)
+		}
 		e := *st.Event
 		if !o.first("event "+e.Type, e.Explain) {
 			e.Explain = firstClause(e.Explain)
 		}
 		st.Event = &e
 	case KindBodyEnd:
+		if st.BodyEnd.Status != nil {
+			o.answered(st.Req, st.BodyEnd.Status.Message)
+		}
 		e := *st.BodyEnd
 		if !o.first("end "+e.How, e.Explain) {
 			e.Explain = firstClause(e.Explain)
@@ -181,18 +189,34 @@ func (o *told) sent(st Step) {
 	}
 }
 
+// answered remembers the message of the Status request req was answered
+// with, as the trace told it.
+func (o *told) answered(req int, msg string) {
+	for i := range o.recent {
+		if o.recent[i].req == req {
+			o.recent[i].status = msg
+		}
+	}
+}
+
 // nameURLs replaces, in a failure, the URL of a request the trace has shown
 // by the request's number: the line of that request holds it already, and
-// it is most of a failure's length.
+// it is most of a failure's length. The message of the Status the request
+// was answered with, told already, is left out too.
 func (o *told) nameURLs(msg string) string {
 	if o.server == "" {
 		return msg
 	}
 	for i := len(o.recent) - 1; i >= 0; i-- {
 		r := o.recent[i]
-		if strings.Contains(msg, r.url) {
-			return strings.ReplaceAll(msg, r.url, fmt.Sprintf("#%d", r.req))
+		if !strings.Contains(msg, r.url) {
+			continue
 		}
+		msg = strings.ReplaceAll(msg, r.url, fmt.Sprintf("#%d", r.req))
+		if r.status != "" {
+			msg = strings.Replace(msg, ": "+r.status, " (its Status above)", 1)
+		}
+		return msg
 	}
 	return msg
 }

@@ -111,19 +111,26 @@ func TestExplainOnceNewMeaning(t *testing.T) {
 }
 
 // A failure quoting the URL of a request the trace has shown names the
-// request by its number instead; --trace=full quotes it whole.
+// request by its number instead, and refers to the Status told with its
+// answer rather than repeating it; --trace=full quotes both whole.
 func TestFailureNamesTheRequest(t *testing.T) {
 	start := Step{Kind: KindStart, Start: &Start{Server: "https://10.0.0.1:6443"}}
 	req := watchStep(4, "224", "374")
 	url := "https://10.0.0.1:6443/api/v1/pods?" + req.Request.Query
+	end := Step{Kind: KindBodyEnd, Req: 4, BodyEnd: &BodyEnd{How: "eof", Explain: "the whole body arrived",
+		Status: &Status{Code: 403, Reason: "Forbidden", Message: "pods is forbidden"}}}
 	backoff := Step{Kind: KindDecision, Decision: &Decision{Step: "backoff", Explain: "wait 503ms before trying again",
 		Error: "watch pods: GET " + url + ": server answered 403 Forbidden: pods is forbidden"}}
 	got := textOfSteps(t, TextOptions{ExplainOnce: true}, start, req, backoff)
 	if want := "because: watch pods: GET #4: server answered 403 Forbidden: pods is forbidden\n"; !strings.HasSuffix(got[2], want) {
-		t.Errorf("got %q, want it to end with %q", got[2], want)
+		t.Errorf("without a Status told: got %q, want it to end with %q", got[2], want)
 	}
-	full := textOfSteps(t, TextOptions{}, start, req, backoff)
-	if !strings.Contains(full[2], url) {
-		t.Errorf("--trace=full: got %q, want the URL whole", full[2])
+	got = textOfSteps(t, TextOptions{ExplainOnce: true}, start, req, end, backoff)
+	if want := "because: watch pods: GET #4: server answered 403 Forbidden (its Status above)\n"; !strings.HasSuffix(got[3], want) {
+		t.Errorf("after its Status: got %q, want it to end with %q", got[3], want)
+	}
+	full := textOfSteps(t, TextOptions{}, start, req, end, backoff)
+	if !strings.Contains(full[3], url) || !strings.Contains(full[3], "Forbidden: pods is forbidden") {
+		t.Errorf("--trace=full: got %q, want the URL and the message whole", full[3])
 	}
 }
