@@ -38,6 +38,7 @@ type session struct {
 	trace   trace.Instrument[*api.Pod]
 
 	api        *source.API        // nil with --events
+	closing    *closingSteps      // the api source's instrument
 	stopSource context.CancelFunc // ends the sources' ctx
 
 	limited atomic.Bool // --max-events reached
@@ -196,6 +197,38 @@ func (s *session) runUpdates(ctx, srcCtx context.Context) {
 	pc.Wait()
 	close(drain)
 	<-printed
+	s.closing.release()
+}
+
+// closingSteps is the api source's trace instrument, which keeps the
+// reflector's stop back until the session releases it. The reflector stops
+// as soon as the session asks, while the updates it pushed last are still on
+// their way through the pod config to the printer: told at once, the stop
+// would come before them, and on a terminal a pod update would print after
+// "reflector stopped". The session releases it once the printer has printed
+// everything, and closes the trace (its summary) after that.
+type closingSteps struct {
+	source.Instrument
+	// stop is the reflector's last step, kept on the reflector's goroutine
+	// and read by release once that goroutine has returned.
+	stop *cache.Step
+}
+
+func (c *closingSteps) Observe(st cache.Step) {
+	if st.Kind == cache.StepStopped {
+		c.stop = &st
+		return
+	}
+	c.Instrument.Observe(st)
+}
+
+// release tells the stop kept back; call it once the api source's Run has
+// returned and its updates are printed.
+func (c *closingSteps) release() {
+	if c.stop != nil {
+		c.Instrument.Observe(*c.stop)
+		c.stop = nil
+	}
 }
 
 // print prints updates until drain is closed, then what is left.
@@ -257,13 +290,13 @@ func (s *session) observe(st cache.Step) {
 			s.stop()
 		}
 	case cache.StepBackoff:
-		if !finished && !s.limited.Load() {
+		if !finished && !s.limited.Load() && !s.flags.trace.tellsOnStderr() {
 			s.log.printf("podwatch: warning: %s; retrying in %s", oneLine(st.Err.Error()), st.Wait.Round(1e6))
 		}
 	case cache.StepFallbackList:
 		// A server without watch lists is no news; any other fallback is a
 		// failure the user should hear of, although the list may well cure it.
-		if st.Fallback != cache.FallbackUnsupported && !finished && !s.limited.Load() {
+		if st.Fallback != cache.FallbackUnsupported && !finished && !s.limited.Load() && !s.flags.trace.tellsOnStderr() {
 			s.log.printf("podwatch: warning: %s; listing instead", oneLine(st.Err.Error()))
 		}
 	}

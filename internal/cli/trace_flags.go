@@ -4,24 +4,34 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
+	"github.com/podwatch/podwatch/internal/term"
 	"github.com/podwatch/podwatch/internal/trace"
 )
 
 // traceFlags are the flags of the protocol trace (internal/trace).
 type traceFlags struct {
-	on     bool
-	file   string
-	format string
-	html   string
+	on    bool
+	full  bool // --trace=full: every explanation every time
+	width int  // --trace-width, when widthGiven
+	// widthGiven is whether --trace-width was given (0 then means never
+	// wrap, rather than wrap to the terminal).
+	widthGiven bool
+	file       string
+	format     string
+	html       string
 	// proxy makes the trace a proxy's (trace.Options.Proxy).
 	proxy bool
 }
 
 func (f *traceFlags) register(c *command) {
 	fs := c.fs
-	fs.BoolVar(&f.on, "trace", false, "narrate the protocol on stderr: each request with its parameters explained, responses, body reads, HTTP/2 frames, events, the reflector's decisions and why, each push")
+	fs.Var(traceMode{f}, "trace", "narrate the protocol on stderr: each request with its parameters explained, responses, body reads, HTTP/2 frames, events, the reflector's decisions and why, each push;"+
+		" each thing is explained in full the first time and briefly after, --trace=full explains it every time")
+	fs.IntVar(&f.width, "trace-width", 0, "wrap the text trace at word boundaries to this many `columns` (at least 40; 0: never wrap);"+
+		" default: the terminal's width when the trace goes to a terminal, else $COLUMNS when set and the trace goes to stderr, else no wrapping")
 	fs.StringVar(&f.file, "trace-file", "", "write the trace to this `file` instead of stderr (implies --trace)")
 	fs.StringVar(&f.format, "trace-format", "text", "trace `format`: text (coloured on a terminal) or json (one object per line, schema in docs/TRACE.md)")
 	fs.StringVar(&f.html, "trace-html", "", "when the command ends, write a self-contained HTML page with an SVG timeline of the run to this `file`")
@@ -36,6 +46,13 @@ func (f *traceFlags) check(c *command) error {
 	if c.set("trace-format") && !f.on && f.file == "" {
 		return usagef(c.name, "--trace-format applies to --trace or --trace-file")
 	}
+	f.widthGiven = c.set("trace-width")
+	if f.widthGiven && !f.on && f.file == "" {
+		return usagef(c.name, "--trace-width applies to --trace or --trace-file")
+	}
+	if f.width < 0 || f.width > 0 && f.width < minTraceWidth {
+		return usagef(c.name, "--trace-width %d: want 0 (never wrap) or at least %d columns", f.width, minTraceWidth)
+	}
 	if f.file != "" && f.file == f.html {
 		return usagef(c.name, "--trace-file and --trace-html name the same file")
 	}
@@ -43,6 +60,12 @@ func (f *traceFlags) check(c *command) error {
 }
 
 func (f *traceFlags) enabled() bool { return f.on || f.file != "" || f.html != "" }
+
+// tellsOnStderr reports whether the trace is written on stderr, where it
+// tells each of the reflector's failures (a backoff, a fallback list) with
+// its error: it owns those warnings then, and the session does not print
+// them a second time.
+func (f *traceFlags) tellsOnStderr() bool { return f.on && f.file == "" }
 
 // openTrace builds the session's tracer from f, or returns nil when no trace
 // is asked for. Files are created now, so that a bad path fails before the
@@ -78,10 +101,10 @@ func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error,
 		if err != nil {
 			return nil, nil, err
 		}
-		sinks = append(sinks, f.sink(fl, false))
+		sinks = append(sinks, f.sink(fl, false, f.width))
 	case f.on:
 		color := e.StderrIsTerminal() && os.Getenv("NO_COLOR") == ""
-		sinks = append(sinks, f.sink(logWriter{log}, color))
+		sinks = append(sinks, f.sink(logWriter{log}, color, f.stderrWidth(e)))
 	}
 	if f.html != "" {
 		fl, err := create(f.html)
@@ -94,11 +117,65 @@ func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error,
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
 }
 
-func (f *traceFlags) sink(w interface{ Write([]byte) (int, error) }, color bool) trace.Sink {
+func (f *traceFlags) sink(w interface{ Write([]byte) (int, error) }, color bool, width int) trace.Sink {
 	if f.format == "json" {
 		return trace.JSON(w)
 	}
-	return trace.Text(w, color)
+	return trace.TextWith(w, trace.TextOptions{Color: color, Width: width, ExplainOnce: !f.full})
+}
+
+// minTraceWidth is the narrowest --trace-width: the time and tag take 25
+// columns.
+const minTraceWidth = 40
+
+// stderrWidth is the width the text trace on stderr wraps at: --trace-width,
+// else the terminal's, else $COLUMNS (for a pipe or a test that wants the
+// lines to fit), else none: a trace read by a program or kept in a file
+// keeps one line per thing told.
+func (f *traceFlags) stderrWidth(e Env) int {
+	if f.widthGiven {
+		return f.width
+	}
+	if e.StderrIsTerminal() {
+		if fl, ok := e.Stderr.(*os.File); ok {
+			if w, ok := term.Width(fl); ok {
+				return max(w, minTraceWidth)
+			}
+		}
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return max(n, minTraceWidth)
+	}
+	return 0
+}
+
+// traceMode is --trace: a switch (--trace, --trace=false) that also takes
+// "full" (--trace=full), every explanation told every time.
+type traceMode struct{ f *traceFlags }
+
+func (m traceMode) IsBoolFlag() bool { return true }
+
+func (m traceMode) String() string {
+	switch {
+	case m.f == nil || !m.f.on:
+		return "false"
+	case m.f.full:
+		return "full"
+	}
+	return "true"
+}
+
+func (m traceMode) Set(v string) error {
+	if v == "full" {
+		m.f.on, m.f.full = true, true
+		return nil
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return errors.New(`want true, false or full`)
+	}
+	m.f.on, m.f.full = on, false
+	return nil
 }
 
 // logWriter sends the trace on stderr through the logger, so that it never

@@ -65,18 +65,31 @@ func stableTrace(format, s string) string {
 // relist, watch-list a 503, a 410 and a relist as a watch list) and compares
 // the trace, text and JSON, with the golden files. Read steps are compared
 // apart, by checkReads: their number depends on timing, not on podwatch.
+// The text trace is compared twice: as --trace=full tells it (every
+// explanation every time: docs/PROTOCOL.md quotes it), and as a plain
+// --trace tells it (each explained once, then briefly).
 func TestTraceGolden(t *testing.T) {
+	modes := map[string][]string{
+		"text":  {"--trace=full", "--trace-format", "text"},
+		"brief": {"--trace-format", "text"},
+		"json":  {"--trace-format", "json"},
+	}
 	for _, fx := range bundledFixtures {
-		for _, format := range []string{"text", "json"} {
-			t.Run(fx+"/"+format, func(t *testing.T) {
+		for _, mode := range []string{"text", "brief", "json"} {
+			format := mode
+			if mode == "brief" {
+				format = "text"
+			}
+			t.Run(fx+"/"+mode, func(t *testing.T) {
 				t.Parallel()
-				got, r := replayTrace(t, fx, "--trace-format", format)
+				got, r := replayTrace(t, fx, modes[mode]...)
 				if r.stdout == "" {
 					t.Fatalf("no pod updates on stdout beside the trace")
 				}
-				if format == "json" {
+				switch mode {
+				case "json":
 					checkReads(t, got)
-				} else {
+				case "text":
 					// The pod updates beside the trace; docs/PROTOCOL.md quotes them.
 					checkGolden(t, "trace-"+fx+".stdout.golden", r.stdout)
 				}
@@ -87,7 +100,7 @@ func TestTraceGolden(t *testing.T) {
 				if last := traceTail(got); !strings.Contains(last, want) {
 					t.Fatalf("the trace does not end with its summary: %q", last)
 				}
-				checkGolden(t, "trace-"+fx+"."+format+".golden", stableTrace(format, got))
+				checkGolden(t, "trace-"+fx+"."+mode+".golden", stableTrace(format, got))
 			})
 		}
 	}
@@ -170,6 +183,9 @@ func TestTraceFlags(t *testing.T) {
 		{"one file for both", []string{"--trace-file", "same", "--trace-html", "same"}, exitUsage, "--trace-file and --trace-html name the same file"},
 		{"a file that cannot be made", []string{"--trace-file", missing}, exitError, "trace: open " + missing},
 		{"a page that cannot be made", []string{"--trace-html", missing}, exitError, "trace: open " + missing},
+		{"a trace mode that is not one", []string{"--trace=loud"}, exitUsage, "want true, false or full"},
+		{"a width too narrow", []string{"--trace", "--trace-width", "30"}, exitUsage, "--trace-width 30: want 0 (never wrap) or at least 40 columns"},
+		{"a width without a trace", []string{"--trace-width", "80"}, exitUsage, "--trace-width applies to --trace or --trace-file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -183,7 +199,7 @@ func TestTraceFlags(t *testing.T) {
 		})
 	}
 	r := mustRun(t, "watch", "--help")
-	for _, want := range []string{"--trace\n", "--trace-file file", "--trace-format format", "--trace-html file",
+	for _, want := range []string{"--trace\n", "--trace=full", "--trace-width columns", "--trace-file file", "--trace-format format", "--trace-html file",
 		`{"at_ms":N,"kind":K,"req":N,K:{...}}`, "docs/TRACE.md"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("watch --help does not say %q:\n%s", want, r.stdout)

@@ -86,7 +86,7 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 	}
 	s := &session{
 		env: e, flags: f, plan: p, log: log, prog: prog, monitor: x.monitor, trace: in,
-		out: newPrinter(e.Stdout, f.output),
+		out: newPrinter(e.Stdout, f.output), closing: &closingSteps{Instrument: in},
 	}
 	s.lw = &cache.ListWatch[*api.Pod]{
 		Client: client, Resource: "pods", Namespace: p.namespace,
@@ -102,7 +102,7 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 		Decoder: watch.DecoderOptions{KeepRaw: f.events},
 	}
 	if !f.events {
-		s.api = source.NewAPIFrom(s.lw, source.APIOptions{Reflector: s.reflectorOptions(), Instrument: in})
+		s.api = source.NewAPIFrom(s.lw, source.APIOptions{Reflector: s.reflectorOptions(), Instrument: s.closing})
 	}
 	if log.V(2) {
 		log.printf("podwatch: watching pods on %s: %s", client.Host().Redacted(), p.describe())

@@ -33,3 +33,23 @@ func TestNotTerminals(t *testing.T) {
 		}
 	}
 }
+
+// A file or a pipe has no width: only a terminal does.
+func TestNoWidthOffTerminals(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "file"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for name, f := range map[string]*os.File{"a regular file": f, "a pipe's writer": w} {
+		if n, ok := Width(f); ok {
+			t.Errorf("%s has a width of %d", name, n)
+		}
+	}
+}

@@ -29,33 +29,80 @@ const listCap = 20
 // one Write, its time in seconds since the start first. With color the tags
 // are coloured with ANSI escapes (for a terminal). Text the server sent has
 // its control characters escaped, so it cannot drive the terminal. Close
-// does not close w.
-func Text(w io.Writer, color bool) Sink { return &textSink{w: w, color: color} }
+// does not close w. It is TextWith(w, TextOptions{Color: color}): every
+// explanation in full, lines never wrapped.
+func Text(w io.Writer, color bool) Sink { return TextWith(w, TextOptions{Color: color}) }
+
+// TextOptions shape a text trace; the zero value tells every explanation in
+// full and never wraps a line.
+type TextOptions struct {
+	// Color colours the tags with ANSI escapes, for a terminal.
+	Color bool
+	// Width, when not 0, keeps every line within Width columns: a line is
+	// broken at spaces, its continuation indented under its text (a word
+	// longer than a whole line, such as a URL, is broken after a & ? / , ;
+	// = or :, else where the line ends). Below 40 it is taken as 40.
+	Width int
+	// ExplainOnce explains each parameter, event type, decision and
+	// response in full the first time the trace meets it, and briefly
+	// after: a parameter sent as in the request before is left out, one
+	// with a new value is shown with the opening words of its explanation.
+	ExplainOnce bool
+}
+
+// TextWith returns a text Sink shaped by opts; see Text.
+func TextWith(w io.Writer, opts TextOptions) Sink {
+	s := &textSink{w: w, color: opts.Color, width: opts.Width}
+	if opts.ExplainOnce {
+		s.told = newTold()
+	}
+	return s
+}
 
 type textSink struct {
 	w     io.Writer
 	color bool
+	width int
+	told  *told // nil: every explanation in full
 }
+
+// textIndent is where a step's text starts: after the time and the tag.
+const textIndent = 25
 
 func (s *textSink) Close() error { return nil }
 
 func (s *textSink) Step(st Step) error {
+	if s.told != nil {
+		st = s.told.brief(st)
+	}
 	tag, col, text, more := textOf(st)
 	if tag == "" {
 		return nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%8.3f  ", st.At.Seconds())
 	pad := fmt.Sprintf("%-13s", tag)
 	if s.color && col != "" {
 		pad = col + pad + reset
 	}
-	b.WriteString(pad + " " + clean(text) + "\n")
+	s.writeLine(&b, fmt.Sprintf("%8.3f  ", st.At.Seconds())+pad+" ", text)
 	for _, m := range more {
-		b.WriteString(strings.Repeat(" ", 25) + clean(m) + "\n")
+		s.writeLine(&b, strings.Repeat(" ", textIndent), m)
 	}
 	_, err := io.WriteString(s.w, b.String())
 	return err
+}
+
+// writeLine writes one line of a step, after head, wrapped to the sink's
+// width. A line whose explanation was left out loses the ": " before it,
+// and a line left empty is not written.
+func (s *textSink) writeLine(b *strings.Builder, head, text string) {
+	text = strings.TrimSuffix(clean(text), ": ")
+	if text == "" && strings.TrimSpace(head) == "" {
+		return
+	}
+	for _, l := range wrapLine(head, text, s.width) {
+		b.WriteString(l + "\n")
+	}
 }
 
 // textOf is the tag, its colour, the line and any lines under it for st; an
