@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/podwatch/podwatch/internal/trace"
 )
@@ -17,6 +18,9 @@ type traceFlags struct {
 	html   string
 	// proxy makes the trace a proxy's (trace.Options.Proxy).
 	proxy bool
+	// stallAfter is how long a watch may be silent before the trace and
+	// the progress line tell it (trace.Options.StallAfter).
+	stallAfter time.Duration
 }
 
 func (f *traceFlags) register(c *command) {
@@ -25,6 +29,7 @@ func (f *traceFlags) register(c *command) {
 	fs.StringVar(&f.file, "trace-file", "", "write the trace to this `file` instead of stderr (implies --trace)")
 	fs.StringVar(&f.format, "trace-format", "text", "trace `format`: text (coloured on a terminal) or json (one object per line, schema in docs/TRACE.md)")
 	fs.StringVar(&f.html, "trace-html", "", "when the command ends, write a self-contained HTML page with an SVG timeline of the run to this `file`")
+	fs.DurationVar(&f.stallAfter, "stall-after", trace.DefaultStallAfter, "tell a watch silent for this `duration` (no byte) in the trace and the progress line, with a verdict: quiet, overdue (a bookmark should have come) or dead (past its timeoutSeconds); 0 turns it off")
 }
 
 func (f *traceFlags) check(c *command) error {
@@ -90,7 +95,7 @@ func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error,
 		}
 		sinks = append(sinks, trace.HTML(fl))
 	}
-	tr := trace.New(trace.Options{Sinks: sinks, Clock: e.Now, Proxy: f.proxy})
+	tr := trace.New(trace.Options{Sinks: sinks, Clock: e.Now, Proxy: f.proxy, StallAfter: f.stallAfter})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
 }
 

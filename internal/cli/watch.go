@@ -65,7 +65,7 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 	defer func() { err = errors.Join(err, closeTrace()) }()
 	var prog *progress
 	if e.StderrIsTerminal() {
-		prog = newProgress(log)
+		prog = newProgress(log, f.trace.stallAfter)
 	}
 	// The trace goes right beneath the credentials, so it sees requests as
 	// they are sent; the layers added next go beneath it.
@@ -87,6 +87,9 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 	s := &session{
 		env: e, flags: f, plan: p, log: log, prog: prog, monitor: x.monitor, trace: in,
 		out: newPrinter(e.Stdout, f.output),
+	}
+	if prog != nil {
+		s.out = newPrinter(stdoutWriter{log, e.Stdout}, f.output) // stdout may share the progress line's terminal
 	}
 	s.lw = &cache.ListWatch[*api.Pod]{
 		Client: client, Resource: "pods", Namespace: p.namespace,
