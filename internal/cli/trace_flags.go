@@ -44,6 +44,9 @@ func (f *traceFlags) check(c *command) error {
 	if f.file != "" && f.file == f.html {
 		return usagef(c.name, "--trace-file and --trace-html name the same file")
 	}
+	if f.stallAfter < 0 {
+		return usagef(c.name, "--stall-after %s: want a duration of 0 (off) or more", f.stallAfter)
+	}
 	return nil
 }
 
