@@ -20,6 +20,7 @@ var detailField = map[trace.Kind]string{
 	trace.KindResponse: "Response", trace.KindConn: "Conn", trace.KindFrame: "Frame",
 	trace.KindRead: "Read", trace.KindEvent: "Event", trace.KindBodyEnd: "BodyEnd",
 	trace.KindPush: "Push", trace.KindStop: "Stop",
+	trace.KindStall: "Stall",
 }
 
 // fill sets every field of v, recursively, to a value that is not zero, so

@@ -155,9 +155,13 @@ func (s *Silence) verdict(now time.Time) (string, string) {
 	switch {
 	case !s.bookmarks:
 		return VerdictQuiet, "no bookmarks asked (allowWatchBookmarks): a watch whose pods do not change stays silent until the server ends it, in " + end
-	case due.IsZero():
+	case s.moved.IsZero():
 		return VerdictQuiet, "nothing has moved the server's watch cache past this watch's resourceVersion, and it sends bookmarks only then: " +
 			"silence is allowed until the server ends the watch, in " + end
+	case due.IsZero():
+		return VerdictQuiet, "the bookmark the server sends about 2 s before timeoutSeconds has come; nothing more is due before it ends the watch, in " + end
+	case now.After(due):
+		return VerdictQuiet, fmt.Sprintf("%s: it is %s late, within the slack of the server's bookmark timer", why, dur(now.Sub(due)))
 	}
 	return VerdictQuiet, fmt.Sprintf("%s: the next is due in %s", why, dur(due.Sub(now)))
 }
@@ -178,7 +182,8 @@ func (s *Silence) limitWhy() string {
 }
 
 // bookmarkDue is when the server owes this watch its next bookmark, and
-// why; zero when it owes none (none asked, or its cache has not moved).
+// why; zero when it owes none (none asked, its cache has not moved, or the
+// watch ends first).
 func (s *Silence) bookmarkDue() (time.Time, string) {
 	if !s.bookmarks || s.moved.IsZero() {
 		return time.Time{}, ""
@@ -193,6 +198,9 @@ func (s *Silence) bookmarkDue() (time.Time, string) {
 		if beforeEnd := s.opened.Add(s.timeout - bookmarkBeforeEnd); beforeEnd.After(since) && beforeEnd.Before(due) {
 			due = beforeEnd
 			why = "the server's cache has moved past this watch, so it sends a bookmark about 2 s before timeoutSeconds end the watch"
+		}
+		if !due.Before(s.opened.Add(s.timeout)) {
+			return time.Time{}, "" // the watch ends first
 		}
 	}
 	return due, why

@@ -30,6 +30,7 @@ func TestStallVerdict(t *testing.T) {
 		}
 		now  time.Duration
 		want string
+		says string // in the explanation, when set
 	}{
 		{name: "no bookmarks asked, long silence", query: "resourceVersion=10&timeoutSeconds=300",
 			now: 250 * time.Second, want: VerdictQuiet},
@@ -67,6 +68,18 @@ func TestStallVerdict(t *testing.T) {
 				typ, rv string
 			}{{5 * time.Second, "BOOKMARK", "12"}, {65 * time.Second, "BOOKMARK", "12"}},
 			now: 120 * time.Second, want: VerdictQuiet},
+		{name: "moved, the bookmark before the end a little late", query: "resourceVersion=10&timeoutSeconds=20&allowWatchBookmarks=true",
+			events: []struct {
+				at      time.Duration
+				typ, rv string
+			}{{2 * time.Second, "ADDED", "11"}},
+			now: 19 * time.Second, want: VerdictQuiet, says: "1s late"},
+		{name: "the bookmark before the end came: nothing more is due", query: "resourceVersion=10&timeoutSeconds=20&allowWatchBookmarks=true",
+			events: []struct {
+				at      time.Duration
+				typ, rv string
+			}{{2 * time.Second, "ADDED", "11"}, {18 * time.Second, "BOOKMARK", "11"}},
+			now: 24 * time.Second, want: VerdictQuiet, says: "nothing more is due"},
 		{name: "bookmarks not asked: moving earns none", query: "resourceVersion=10&timeoutSeconds=300",
 			events: []struct {
 				at      time.Duration
@@ -106,8 +119,8 @@ func TestStallVerdict(t *testing.T) {
 			if st.Verdict != tt.want {
 				t.Errorf("verdict %q (%s), want %q", st.Verdict, st.Explain, tt.want)
 			}
-			if st.Explain == "" {
-				t.Error("no explanation")
+			if st.Explain == "" || !strings.Contains(st.Explain, tt.says) {
+				t.Errorf("explanation %q, want it to say %q", st.Explain, tt.says)
 			}
 		})
 	}
