@@ -217,8 +217,8 @@ func stallSteps(t *testing.T, js string) (stalls []stallStep, stop *Stop) {
 // when it turns dead; a byte ends the silence, and the next is told anew.
 func TestStallTold(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(1000, 0)}
-	var js, text bytes.Buffer
-	tr := New(Options{Sinks: []Sink{JSON(&js), Text(&text, false)}, Clock: clock.Now, StallAfter: 10 * time.Second, StallTicks: make(chan time.Time)})
+	var js, text, page bytes.Buffer
+	tr := New(Options{Sinks: []Sink{JSON(&js), Text(&text, false), HTML(&page)}, Clock: clock.Now, StallAfter: 10 * time.Second, StallTicks: make(chan time.Time)})
 	say := make(chan string)
 	srv := silentServer(t, say)
 	body := openWatch(t, tr, srv, "resourceVersion=10&timeoutSeconds=30")
@@ -269,6 +269,9 @@ func TestStallTold(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "#1 stall") || !strings.Contains(text.String(), "quiet: no byte for 11s") {
 		t.Errorf("text trace has no stall line:\n%s", text.String())
+	}
+	if !strings.Contains(page.String(), "</html>") {
+		t.Error("the HTML page was not written whole with stall steps in it")
 	}
 }
 
