@@ -16,9 +16,10 @@ const DefaultStallAfter = 30 * time.Second
 // watch that asked for bookmarks. It sends a bookmark about every minute and
 // one about 2 s before the watch's timeoutSeconds end it, but only once its
 // cache holds a resourceVersion newer than the one the watch started from:
-// over a cluster where nothing changes, a watch gets no bookmark at all. The
-// bundled recordings (timeoutSeconds=4) show the bookmark before the end, 1
-// to 3 s ahead of it, and no other.
+// until then a watch gets no bookmark at all. The bundled recordings
+// (timeoutSeconds=4) show the bookmark before the end, 1 to 3 s ahead of it;
+// a 150 s watch of the real v1.37.2 apiserver got them at 59.5 s, 119.3 s,
+// 147.3 s and 148.4 s, and its end at 150.0 s.
 const (
 	bookmarkEvery     = time.Minute
 	bookmarkBeforeEnd = 2 * time.Second
@@ -156,7 +157,7 @@ func (s *Silence) verdict(now time.Time) (string, string) {
 	case !s.bookmarks:
 		return VerdictQuiet, "no bookmarks asked (allowWatchBookmarks): a watch whose pods do not change stays silent until the server ends it, in " + end
 	case s.moved.IsZero():
-		return VerdictQuiet, "nothing has moved the server's watch cache past this watch's resourceVersion, and it sends bookmarks only then: " +
+		return VerdictQuiet, "nothing this watch has seen shows the server's watch cache past its resourceVersion, and the server sends bookmarks only then: " +
 			"silence is allowed until the server ends the watch, in " + end
 	case due.IsZero():
 		return VerdictQuiet, "the bookmark the server sends about 2 s before timeoutSeconds has come; nothing more is due before it ends the watch, in " + end
