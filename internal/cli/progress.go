@@ -171,7 +171,7 @@ func (p *progress) line() string {
 	case p.watching && p.watch != nil:
 		return formatWatch(p.rv, p.watch.Judge(now), p.stallAfter)
 	case p.watching:
-		return "watching pods from rv " + p.rv + ": waiting for the server's answer"
+		return "watching from rv " + p.rv + ": waiting for the server's answer"
 	}
 	return p.idle
 }
@@ -192,14 +192,14 @@ func idleLine(st cache.Step) string {
 // event and bookmark; once silent for stallAfter (when positive), the
 // silence and its verdict first.
 func formatWatch(rv string, st *trace.Stall, stallAfter time.Duration) string {
-	ages := "last event " + ago(st.SinceEvent) + " ago"
+	ages := "event " + ago(st.SinceEvent) + " ago"
 	if st.Bookmarks {
 		ages += ", bookmark " + ago(st.SinceBookmark) + " ago"
 	}
 	if stallAfter > 0 && st.SinceByte >= stallAfter {
-		return fmt.Sprintf("watch silent %s (%s): %s", ago(st.SinceByte), st.Verdict, ages)
+		return fmt.Sprintf("watch silent %s (%s): last %s", ago(st.SinceByte), st.Verdict, ages)
 	}
-	return fmt.Sprintf("watching pods from rv %s: last byte %s ago, %s", rv, ago(st.SinceByte), ages)
+	return fmt.Sprintf("watching from rv %s: last byte %s ago, %s", rv, ago(st.SinceByte), ages)
 }
 
 // ago shows an age to the second, which is what a glance needs.

@@ -180,7 +180,7 @@ func TestProgress(t *testing.T) {
 	}
 
 	p.step(cache.Step{Kind: cache.StepWatch, ResourceVersion: "10"})
-	if s, want := p.line(), "watching pods from rv 10: waiting for the server's answer"; s != want {
+	if s, want := p.line(), "watching from rv 10: waiting for the server's answer"; s != want {
 		t.Fatalf("before the headers: got %q, want %q", s, want)
 	}
 	q, _ := url.ParseQuery("watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=300")
@@ -191,7 +191,7 @@ func TestProgress(t *testing.T) {
 	p.step(cache.Step{Kind: cache.StepEvent, Event: watch.Modified, ResourceVersion: "11"})
 	now = now.Add(3 * time.Second)
 	p.watchRead(old, 100)
-	if s, want := p.line(), "watching pods from rv 10: last byte 3s ago, last event 3s ago, bookmark 8s ago"; s != want {
+	if s, want := p.line(), "watching from rv 10: last byte 3s ago, event 3s ago, bookmark 8s ago"; s != want {
 		t.Fatalf("watching: got %q, want %q", s, want)
 	}
 	now = now.Add(30 * time.Second)
