@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/podwatch/podwatch/internal/term"
 	"github.com/podwatch/podwatch/internal/trace"
@@ -24,6 +25,9 @@ type traceFlags struct {
 	html       string
 	// proxy makes the trace a proxy's (trace.Options.Proxy).
 	proxy bool
+	// stallAfter is how long a watch may be silent before the trace and
+	// the progress line tell it (trace.Options.StallAfter).
+	stallAfter time.Duration
 }
 
 func (f *traceFlags) register(c *command) {
@@ -35,6 +39,7 @@ func (f *traceFlags) register(c *command) {
 	fs.StringVar(&f.file, "trace-file", "", "write the trace to this `file` instead of stderr (implies --trace)")
 	fs.StringVar(&f.format, "trace-format", "text", "trace `format`: text (coloured on a terminal) or json (one object per line, schema in docs/TRACE.md)")
 	fs.StringVar(&f.html, "trace-html", "", "when the command ends, write a self-contained HTML page with an SVG timeline of the run to this `file`")
+	fs.DurationVar(&f.stallAfter, "stall-after", trace.DefaultStallAfter, "tell a watch silent for this `duration` (no byte) in the trace and the progress line, with a verdict: quiet, overdue (a bookmark should have come) or dead (past its timeoutSeconds); 0 turns it off")
 }
 
 func (f *traceFlags) check(c *command) error {
@@ -55,6 +60,9 @@ func (f *traceFlags) check(c *command) error {
 	}
 	if f.file != "" && f.file == f.html {
 		return usagef(c.name, "--trace-file and --trace-html name the same file")
+	}
+	if f.stallAfter < 0 {
+		return usagef(c.name, "--stall-after %s: want a duration of 0 (off) or more", f.stallAfter)
 	}
 	return nil
 }
@@ -113,7 +121,7 @@ func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error,
 		}
 		sinks = append(sinks, trace.HTML(fl))
 	}
-	tr := trace.New(trace.Options{Sinks: sinks, Clock: e.Now, Proxy: f.proxy})
+	tr := trace.New(trace.Options{Sinks: sinks, Clock: e.Now, Proxy: f.proxy, StallAfter: f.stallAfter})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
 }
 

@@ -64,8 +64,10 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 	// complete then.
 	defer func() { err = errors.Join(err, closeTrace()) }()
 	var prog *progress
-	if e.StderrIsTerminal() {
-		prog = newProgress(log)
+	// A text trace on the terminal tells all the line would, line by line;
+	// the two drawn on one screen would overwrite each other.
+	if e.StderrIsTerminal() && !f.trace.tellsOnStderr() {
+		prog = newProgress(log, f.trace.stallAfter)
 	}
 	// The trace goes right beneath the credentials, so it sees requests as
 	// they are sent; the layers added next go beneath it.
@@ -87,6 +89,9 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 	s := &session{
 		env: e, flags: f, plan: p, log: log, prog: prog, monitor: x.monitor, trace: in,
 		out: newPrinter(e.Stdout, f.output), closing: &closingSteps{Instrument: in},
+	}
+	if prog != nil {
+		s.out = newPrinter(stdoutWriter{log, e.Stdout}, f.output) // stdout may share the progress line's terminal
 	}
 	s.lw = &cache.ListWatch[*api.Pod]{
 		Client: client, Resource: "pods", Namespace: p.namespace,

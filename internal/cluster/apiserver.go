@@ -108,7 +108,8 @@ func (c *Cluster) stopAPIServer(grace time.Duration) error {
 	if c.apiserver == nil {
 		return nil
 	}
-	err := c.apiserver.stop(grace)
+	thawErr := c.thawLocked() // a frozen process would sit on its SIGTERM
+	err := errors.Join(thawErr, c.apiserver.stop(grace))
 	c.apiserver = nil
 	// Pooled connections point at the dead server.
 	c.admin.CloseIdleConnections()

@@ -88,6 +88,7 @@ type Cluster struct {
 
 	mu        sync.Mutex
 	apiserver *process // nil while stopped
+	frozen    bool     // the apiserver is stopped with SIGSTOP (freeze.go)
 	etcd      *process // nil while stopped
 	closed    bool
 }

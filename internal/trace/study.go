@@ -13,7 +13,10 @@ const (
 )
 
 // Stall is an open watch's silence, told once it passes the threshold the
-// run set (and again, with its verdict, when it ends or is told more).
+// run set (Options.StallAfter), and again each time its verdict grows
+// graver. The silence began at the step's At less SinceByte, and ends with
+// the next read or body-end of the same request; a silence after that is
+// told anew.
 type Stall struct {
 	// SinceByte, SinceEvent and SinceBookmark are the age of the watch's
 	// last body byte, last event and last BOOKMARK; an age is measured from

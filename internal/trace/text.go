@@ -145,6 +145,8 @@ func textOf(st Step) (tag, col, text string, more []string) {
 		return frameText(st)
 	case KindPush:
 		return pushText(st.Push)
+	case KindStall:
+		return stallText(req, st.Stall)
 	}
 	return "", "", "", nil
 }

@@ -26,6 +26,11 @@ type Options struct {
 	// WithClient), and what a client's requests reveal of its reflector is
 	// told as a client decision (see clients.go).
 	Proxy bool
+	// StallAfter, when positive, tells a stall step for each open watch
+	// silent for longer (see stall.go), looked at on StallTicks when set
+	// (a test's), else on a ticker of the Tracer's own, stopped by Close.
+	StallAfter time.Duration
+	StallTicks <-chan time.Time
 }
 
 // maxPending bounds the steps one watch may hold back while waiting for the
@@ -71,6 +76,7 @@ type Tracer struct {
 
 	proxy   bool
 	clients clientsSeen // with proxy
+	stalls  *stallCheck // the open watches' silences (stall_check.go)
 }
 
 // New returns a Tracer writing to opts.Sinks. The caller must Close it.
@@ -79,8 +85,10 @@ func New(opts Options) *Tracer {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Tracer{clock: clock, start: clock(), sinks: opts.Sinks, failed: make([]bool, len(opts.Sinks)),
+	t := &Tracer{clock: clock, start: clock(), sinks: opts.Sinks, failed: make([]bool, len(opts.Sinks)),
 		proxy: opts.Proxy, clients: clientsSeen{byReq: map[int]string{}, paths: map[string]*clientPath{}}}
+	t.stalls = t.startStalls(opts)
+	return t
 }
 
 // Begin tells which server is traced and what is watched; call it first.
@@ -93,6 +101,7 @@ func (t *Tracer) Begin(server, watching string) {
 // Close tells whatever is still held back and a summary, closes the sinks
 // (an HTML sink writes its page now) and returns the first sink failure.
 func (t *Tracer) Close() error {
+	t.stalls.stop()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {

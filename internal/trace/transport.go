@@ -36,7 +36,8 @@ type reqState struct {
 	// events carried.
 	client, path, rv string
 
-	held    bool // a watch's steps wait for the reflector
+	stall   stallState // a watch's silence (stall_check.go)
+	held    bool       // a watch's steps wait for the reflector
 	pending []Step
 	initial bool // a watch list whose initial events are not yet applied
 
@@ -92,6 +93,7 @@ func (t *Tracer) sent(req *http.Request) *reqState {
 	t.nextReq++
 	q := req.URL.Query()
 	r := &reqState{n: t.nextReq, typ: requestType(req.URL.Path, q), sent: t.clock()}
+	r.stall.Silence = NewSilence(q)
 	if client := clientOf(req.Context()); client != "" {
 		r.client, r.path = client, collectionPath(req.URL.Path)
 		t.clients.byReq[r.n] = client
@@ -176,6 +178,9 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 	case r.protobuf:
 		r.list = []byte{}
 	}
+	if r.events != nil {
+		t.openedLocked(r, now)
+	}
 }
 
 // body traces the reads and the end of a response body.
@@ -210,8 +215,10 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 		r.last = now
 		if r.events != nil {
 			t.counts.WatchBytes += int64(len(data))
+			r.stall.Byte(now)
 			r.events.feed(data, r.bytes, func(e *Event) {
 				r.lastEvent = e.Type
+				r.stallEvent(now, e)
 				t.sawEventLocked(r, e)
 				t.holdLocked(r, Step{Kind: KindEvent, Req: r.n, Event: e})
 			})
@@ -263,6 +270,7 @@ func (t *Tracer) bodyClosed(r *reqState) {
 
 func (t *Tracer) endLocked(r *reqState, how, msg string) {
 	r.ended = true
+	delete(t.stalls.open, r.n)
 	if how == "error" {
 		t.failedLocked(r)
 	}

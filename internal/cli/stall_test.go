@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/podwatch/podwatch/internal/trace"
+)
+
+// TestReplayStallFault replays the bundled lifecycle fixture with its first
+// watch held silent for 3 s after one event (a stall fault), at
+// --stall-after 1s, and reads the JSON trace: the watch's silence is told
+// once, quiet: podwatch's watch asked for bookmarks and minutes of
+// timeoutSeconds, and the event moved the server past it, so its next
+// bookmark is due only about a minute on. The summary counts it.
+func TestReplayStallFault(t *testing.T) {
+	isolate(t)
+	tracePath := filepath.Join(t.TempDir(), "trace.jsonl")
+	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	env := testEnv(stdout, stderr)
+	env.Now = time.Now // the stall check measures silences on the Tracer's clock
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code := env.Run(ctx, []string{"watch", "--replay", lifecycleFixture, "-o", "json", "--max-events", "3",
+		"--fault", "stall:on=watch,events=1,wait=3s", "--stall-after", "1s",
+		"--trace-file", tracePath, "--trace-format", "json"})
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", code, stderr.String())
+	}
+	data, err := os.ReadFile(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verdicts []string
+	var stop *trace.Stop
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var s struct {
+			Req   int
+			Stall *trace.Stall
+			Stop  *trace.Stop
+		}
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatalf("trace line %q: %v", line, err)
+		}
+		if s.Stop != nil {
+			stop = s.Stop
+		}
+		if s.Stall == nil {
+			continue
+		}
+		if s.Req != 2 || !s.Stall.Bookmarks {
+			t.Errorf("stall of request %d (bookmarks %t), want the first watch, #2, which asked for bookmarks", s.Req, s.Stall.Bookmarks)
+		}
+		verdicts = append(verdicts, s.Stall.Verdict)
+		if !strings.Contains(s.Stall.Explain, "about every minute") {
+			t.Errorf("stall explains %q: want the minute between the server's bookmarks", s.Stall.Explain)
+		}
+	}
+	if got, want := strings.Join(verdicts, " "), "quiet"; got != want {
+		t.Errorf("stall verdicts %q, want %q; trace:\n%s", got, want, data)
+	}
+	if stop == nil || stop.Stalls != len(verdicts) {
+		t.Errorf("summary %+v: want %d stalls counted", stop, len(verdicts))
+	}
+}
+
+// TestStallAfterFlag checks the flag's default and its refusal of a
+// negative duration.
+func TestStallAfterFlag(t *testing.T) {
+	isolate(t)
+	r := run(t, "watch", "--replay", lifecycleFixture, "--stall-after", "-1s")
+	if r.code != 2 || !strings.Contains(r.stderr, "--stall-after") {
+		t.Errorf("a negative --stall-after: exit %d, stderr %q; want 2 and the flag named", r.code, r.stderr)
+	}
+	var f traceFlags
+	c := newCommand("watch", "")
+	f.register(c)
+	if f.stallAfter != trace.DefaultStallAfter {
+		t.Errorf("default --stall-after %s, want %s", f.stallAfter, trace.DefaultStallAfter)
+	}
+}
+
+// TestStdoutClearsProgress checks that what the command prints on stdout
+// first clears a progress line drawn on stderr, as the two may share a
+// terminal.
+func TestStdoutClearsProgress(t *testing.T) {
+	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	log := newLogger(stderr, 0)
+	log.drawProgress("watching pods from rv 10")
+	if _, err := (stdoutWriter{log, stdout}).Write([]byte("ADD x\n")); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\r\x1b[Kwatching pods from rv 10\r\x1b[K"; stderr.String() != want {
+		t.Errorf("stderr %q, want the line drawn then cleared: %q", stderr.String(), want)
+	}
+	if stdout.String() != "ADD x\n" {
+		t.Errorf("stdout %q", stdout.String())
+	}
+	(stdoutWriter{log, stdout}).Write([]byte("ADD y\n"))
+	if strings.Count(stderr.String(), "\r\x1b[K") != 2 {
+		t.Errorf("a line already cleared was cleared again: %q", stderr.String())
+	}
+}
