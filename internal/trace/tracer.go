@@ -71,6 +71,8 @@ type Tracer struct {
 
 	proxy   bool
 	clients clientsSeen // with proxy
+
+	ledger Ledger // for the gap audit (missed.go)
 }
 
 // New returns a Tracer writing to opts.Sinks. The caller must Close it.
