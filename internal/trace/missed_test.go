@@ -59,7 +59,7 @@ func TestMissedBetween(t *testing.T) {
 				{How: MissedDeleted, Namespace: "ns", Name: "c", From: "8", State: "20"},
 			}},
 		{name: "an older version in the new state is no skip",
-			held: []podVersion{pv("a", "9")}, now: []podVersion{pv("a", "9")}},
+			held: []podVersion{pv("a", "9")}, now: []podVersion{pv("a", "8")}},
 		{name: "deleted and created again under its name",
 			held:       []podVersion{{Namespace: "ns", Name: "a", UID: "u1", RV: "5"}},
 			now:        []podVersion{{Namespace: "ns", Name: "a", UID: "u2", RV: "15"}},
