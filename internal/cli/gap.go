@@ -10,6 +10,8 @@ import (
 // was away (a cut, an injected 410), beside what a relisted state shows.
 type recordingLedger struct{ srv *fixture.Server }
 
+func (recordingLedger) Source() string { return "recording" }
+
 func (l recordingLedger) Between(from, to string) []trace.LedgerEntry {
 	evs := l.srv.Between(from, to)
 	out := make([]trace.LedgerEntry, 0, len(evs))

@@ -54,6 +54,7 @@ func versionsOf[T meta.Object](items []T) []podVersion {
 type gapAudit struct {
 	from, to string
 	changes  []LedgerEntry // in (from, to], oldest first; nil without a ledger
+	source   string        // the ledger's Source, for explanations
 }
 
 // missedBetween compares held, what the client's store held before the
@@ -73,9 +74,9 @@ func missedBetween(held, now []podVersion, a gapAudit) []Missed {
 		n, ok := nowByKey[h.key()]
 		switch {
 		case !ok, h.UID != "" && n.UID != "" && h.UID != n.UID:
-			out = append(out, deletedMissed(h, n, ok, a.to, byKey[h.key()]))
+			out = append(out, deletedMissed(h, n, ok, a, byKey[h.key()]))
 		case newerRV(n.RV, h.RV):
-			out = append(out, skippedMissed(h, n, a.to, byKey[h.key()]))
+			out = append(out, skippedMissed(h, n, a, byKey[h.key()]))
 		}
 	}
 	return append(out, unseenMissed(a, byKey, heldKeys, nowByKey)...)
@@ -95,23 +96,25 @@ func newerRV(a, b string) bool {
 	return c > 0
 }
 
-func deletedMissed(h, n podVersion, recreated bool, state string, known []LedgerEntry) Missed {
+func deletedMissed(h, n podVersion, recreated bool, a gapAudit, known []LedgerEntry) Missed {
+	state := a.to
 	m := Missed{How: MissedDeleted, Namespace: h.Namespace, Name: h.Name, From: h.RV, State: state}
 	m.Explain = fmt.Sprintf("the client held it at rv %s; the state at rv %s no longer has it, and its DELETED event never came", h.RV, state)
 	if recreated {
 		m.Explain = fmt.Sprintf("the client held it at rv %s (uid %s); the state at rv %s has another pod of that name (uid %s): the one it held was deleted, and neither its DELETED nor the new one's ADDED came", h.RV, h.UID, state, n.UID)
 	}
 	if d, ok := lastOfType(known, "DELETED"); ok {
-		m.Explain += "; the " + ledgerName + " has its DELETED at rv " + d.ResourceVersion
+		m.Explain += "; the " + a.source + " has its DELETED at rv " + d.ResourceVersion
 	}
 	return m
 }
 
-func skippedMissed(h, n podVersion, state string, known []LedgerEntry) Missed {
+func skippedMissed(h, n podVersion, a gapAudit, known []LedgerEntry) Missed {
+	state := a.to
 	m := Missed{How: MissedSkipped, Namespace: h.Namespace, Name: h.Name, From: h.RV, To: n.RV, State: state}
 	m.Explain = fmt.Sprintf("the client last saw it at rv %s; the state at rv %s has it at rv %s: every change in between was never seen as an event", h.RV, state, n.RV)
 	if len(known) > 0 {
-		m.Explain += fmt.Sprintf(" (the %s has %d %s of it)", ledgerName, len(known), plural(len(known), "change", "changes"))
+		m.Explain += fmt.Sprintf(" (the %s has %d %s of it)", a.source, len(known), plural(len(known), "change", "changes"))
 	}
 	return m
 }
@@ -134,13 +137,10 @@ func unseenMissed(a gapAudit, byKey map[string][]LedgerEntry, held map[string]bo
 		out = append(out, Missed{How: MissedUnseen, Namespace: c.Namespace, Name: c.Name, From: first.ResourceVersion,
 			To: last.ResourceVersion, State: a.to,
 			Explain: fmt.Sprintf("the %s has it %s at rv %s and %s at rv %s, both after rv %s, where the client was, and before the state at rv %s: the client never knew it existed",
-				ledgerName, ledgerVerb(first.Type), first.ResourceVersion, ledgerVerb(last.Type), last.ResourceVersion, a.from, a.to)})
+				a.source, ledgerVerb(first.Type), first.ResourceVersion, ledgerVerb(last.Type), last.ResourceVersion, a.from, a.to)})
 	}
 	return out
 }
-
-// ledgerName is how an explanation names what a Ledger knows.
-const ledgerName = "recording"
 
 func ledgerVerb(typ string) string {
 	switch typ {
@@ -189,7 +189,7 @@ func auditReplace[T meta.Object](t *Tracer, list func() []T, items []T, rv strin
 	}
 	a := gapAudit{from: from, to: rv}
 	if ledger != nil && rv != "" && newerRV(rv, from) {
-		a.changes = ledger.Between(from, rv)
+		a.changes, a.source = ledger.Between(from, rv), ledger.Source()
 	}
 	missed := missedBetween(held, versionsOf(items), a)
 	t.mu.Lock()
@@ -228,7 +228,8 @@ func missedText(m *Missed) (string, string, string, []string) {
 	if to == "" {
 		to = m.State
 	}
-	text := fmt.Sprintf("%s %s rv %s..%s: %s", m.How, key(&meta.ObjectMeta{Namespace: m.Namespace, Name: m.Name}), m.From, to, m.Explain)
+	pod := podVersion{Namespace: m.Namespace, Name: m.Name}.key()
+	text := fmt.Sprintf("%s %s rv %s..%s: %s", m.How, pod, m.From, to, m.Explain)
 	return "missed", bold + red, text, nil
 }
 

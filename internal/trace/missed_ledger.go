@@ -10,6 +10,8 @@ type Ledger interface {
 	// Between returns the changes with a resourceVersion after from and
 	// not after to, oldest first.
 	Between(from, to string) []LedgerEntry
+	// Source names it in the trace's explanations: "recording", "model".
+	Source() string
 }
 
 // LedgerEntry is one change a Ledger knows of.

@@ -26,6 +26,8 @@ const modelNode = "node-a"
 // a Ledger that knows what the model did while the client was away.
 type modelLedger struct{ h *model.History }
 
+func (modelLedger) Source() string { return "model" }
+
 func (l modelLedger) Between(from, to string) []LedgerEntry {
 	lo, err1 := strconv.ParseInt(from, 10, 64)
 	hi, err2 := strconv.ParseInt(to, 10, 64)

@@ -31,6 +31,8 @@ func (l fakeLedger) Between(from, to string) []LedgerEntry {
 	return out
 }
 
+func (fakeLedger) Source() string { return "recording" }
+
 func entry(typ, name, rv string) LedgerEntry {
 	return LedgerEntry{Type: typ, Namespace: "ns", Name: name, ResourceVersion: rv}
 }
@@ -88,7 +90,7 @@ func TestMissedBetween(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := gapAudit{from: "10", to: "20"}
 			if tc.ledger != nil {
-				a.changes = tc.ledger.Between(a.from, a.to)
+				a.changes, a.source = tc.ledger.Between(a.from, a.to), tc.ledger.Source()
 			}
 			got := missedBetween(tc.held, tc.now, a)
 			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(Missed{}, "Explain"), cmpopts.EquateEmpty()); diff != "" {
