@@ -171,8 +171,8 @@ func lastOfType(cs []LedgerEntry, typ string) (LedgerEntry, bool) {
 
 // auditReplace tells, just before a store takes items (the state listed at
 // rv), what they show the client missed against list, the store's content
-// before the replace. A first sync (no version reached yet) has nothing to
-// audit, and does not list the store. A nil t does nothing.
+// before the replace. A first sync (no version reached, nothing held) has
+// nothing to audit. A nil t does nothing.
 func auditReplace[T meta.Object](t *Tracer, list func() []T, items []T, rv string) {
 	if t == nil {
 		return
