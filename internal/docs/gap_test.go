@@ -69,3 +69,53 @@ func TestGapAuditDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestGapRealRunQuoted wants every line of the indented block after
+// "<!-- gap: real.jsonl -->" in docs/PROTOCOL.md to be a line of
+// testdata/gap/real.jsonl, the JSON trace e2e's TestGapAudit keeps of a run
+// against the real apiserver (-update-gap-docs), and the block to show its
+// missed steps.
+func TestGapRealRunQuoted(t *testing.T) {
+	proto, err := os.ReadFile(filepath.Join(root, "docs", "PROTOCOL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(proto), "\n<!-- gap: real.jsonl -->\n")
+	if !ok {
+		t.Fatalf("docs/PROTOCOL.md quotes no real run's gap audit")
+	}
+	var block []string
+	for _, l := range strings.Split(strings.TrimLeft(after, "\n"), "\n") {
+		q, ok := strings.CutPrefix(l, "    ")
+		if !ok {
+			break
+		}
+		block = append(block, q)
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "gap", "real.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]bool{}
+	for _, l := range strings.Split(string(data), "\n") {
+		recorded[l] = true
+	}
+	missed := 0
+	for _, l := range block {
+		if !recorded[l] {
+			t.Errorf("not a line of testdata/gap/real.jsonl: %s", l)
+		}
+		var s struct {
+			Missed *trace.Missed `json:"missed"`
+		}
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Errorf("not a JSON trace line: %v: %s", err, l)
+		}
+		if s.Missed != nil {
+			missed++
+		}
+	}
+	if missed == 0 {
+		t.Fatalf("the quoted run (%d lines) shows no missed step", len(block))
+	}
+}

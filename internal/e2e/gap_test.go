@@ -3,8 +3,10 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +18,9 @@ import (
 	"github.com/podwatch/podwatch/internal/cluster"
 	"github.com/podwatch/podwatch/internal/trace"
 )
+
+var updateGapDocs = flag.Bool("update-gap-docs", false,
+	"write TestGapAudit's trace lines from the 410 to the relist's push to internal/docs/testdata/gap, which docs/PROTOCOL.md section 14 quotes")
 
 // TestGapAudit runs `podwatch watch` as a process with the JSON trace,
 // freezes it with SIGSTOP, and while it is frozen deletes two of its node's
@@ -99,6 +104,52 @@ func TestGapAudit(t *testing.T) {
 	if stop == nil || stop.Missed != len(want) || !cmp.Equal(stop.MissedHow, map[string]int{"deleted": 2, "skipped": 1}) {
 		t.Fatalf("the trace's summary %+v: want %d missed, 2 deleted and 1 skipped", stop, len(want))
 	}
+	if *updateGapDocs {
+		writeGapDocs(t, traceFile)
+	}
+}
+
+// writeGapDocs keeps, for docs/PROTOCOL.md, the trace's lines from the
+// first 410 to the push after the relist's replace: the 410, the relist, the
+// replace, the missed steps and the push, and the summary.
+func writeGapDocs(t *testing.T, traceFile string) {
+	t.Helper()
+	data, err := os.ReadFile(traceFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	started, replaced := false, false
+	for line := range strings.Lines(string(data)) {
+		var s gapStep
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatal(err)
+		}
+		if !started && !is410(s) {
+			continue
+		}
+		started = true
+		switch {
+		case is410(s), s.Missed != nil, s.Stop != nil,
+			s.Decision != nil && (s.Decision.Step == "relist" || s.Decision.Step == "replace"):
+			keep = append(keep, line)
+			replaced = replaced || s.Decision != nil && s.Decision.Step == "replace"
+		case replaced && s.Kind == "push":
+			keep = append(keep, line)
+			replaced = false
+		}
+	}
+	dir := filepath.Join("..", "docs", "testdata", "gap")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "real.jsonl"), []byte(strings.Join(keep, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func is410(s gapStep) bool {
+	return s.Response != nil && s.Response.Status == 410 || s.Event != nil && s.Event.Status != nil && s.Event.Status.Code == 410
 }
 
 // freezeAndChange changes the node's pods while podwatch is frozen: first a
@@ -196,10 +247,8 @@ func relistedAndPushed(steps []gapStep) bool {
 // in a watch's stream.
 func checkGone410(t *testing.T, steps []gapStep) {
 	t.Helper()
-	for _, s := range steps {
-		if s.Response != nil && s.Response.Status == 410 || s.Event != nil && s.Event.Status != nil && s.Event.Status.Code == 410 {
-			return
-		}
+	if slices.ContainsFunc(steps, is410) {
+		return
 	}
 	t.Fatalf("no 410 in the trace, as an answer or an ERROR event")
 }
