@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -162,7 +163,7 @@ func checkAuditAgrees(t *testing.T, steps []gapStep) int {
 	if stop == nil {
 		t.Fatalf("the trace does not end with its summary")
 	}
-	if stop.Missed != total || total > 0 && !mapsEqual(stop.MissedHow, byHow) {
+	if stop.Missed != total || total > 0 && !maps.Equal(stop.MissedHow, byHow) {
 		t.Errorf("summary: %d missed %v; the trace tells %d %v", stop.Missed, stop.MissedHow, total, byHow)
 	}
 	return total
@@ -176,7 +177,7 @@ func checkNothingMissedIn(t *testing.T, i int, steps []gapStep) {
 		return
 	}
 	prev := steps[i-1].Decision
-	if prev == nil || prev.Step != "replace" || !hadState(steps[:i-1]) {
+	if prev == nil || prev.Step != "replace" || !pushedBefore(steps[:i-1]) {
 		return
 	}
 	if p := steps[i].Push; len(p.Removed) > 0 || len(p.Updated) > 0 {
@@ -184,20 +185,8 @@ func checkNothingMissedIn(t *testing.T, i int, steps []gapStep) {
 	}
 }
 
-func hadState(steps []gapStep) bool {
+func pushedBefore(steps []gapStep) bool {
 	return slices.ContainsFunc(steps, func(s gapStep) bool { return s.Push != nil })
-}
-
-func mapsEqual(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // checkUnseenRecorded wants, for each unseen pod, the recording to hold its

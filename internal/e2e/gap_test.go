@@ -76,8 +76,8 @@ func TestGapAudit(t *testing.T) {
 		t.Fatalf("SIGCONT podwatch: %v", err)
 	}
 
-	if !pollFor(ctx, 4*wait, func() bool { return relistedAndPushed(readSteps(t, traceFile)) }) {
-		t.Fatalf("no relist and push after it within %s; trace:\n%s", 4*wait, tail(traceFile))
+	if !pollGap(ctx, 4*wait, func() bool { return relistedAndPushed(readGapSteps(t, traceFile)) }) {
+		t.Fatalf("no relist and push after it within %s; trace:\n%s", 4*wait, gapTraceTail(traceFile))
 	}
 	if err := proc.Signal(syscall.SIGINT); err != nil {
 		t.Fatalf("SIGINT podwatch: %v", err)
@@ -85,7 +85,7 @@ func TestGapAudit(t *testing.T) {
 	if err := p.waitExit(t); err != nil {
 		t.Fatalf("podwatch after SIGINT: %v; stderr:\n%s", err, p.stderr())
 	}
-	steps := readSteps(t, traceFile)
+	steps := readGapSteps(t, traceFile)
 	checkGone410(t, steps)
 	// In the order the audit tells them: by namespace/name.
 	want := []trace.Missed{
@@ -125,12 +125,12 @@ func writeGapDocs(t *testing.T, traceFile string) {
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
 			t.Fatal(err)
 		}
-		if !started && !is410(s) {
+		if !started && !isGone410(s) {
 			continue
 		}
 		started = true
 		switch {
-		case is410(s), s.Missed != nil, s.Stop != nil,
+		case isGone410(s), s.Missed != nil, s.Stop != nil,
 			s.Decision != nil && (s.Decision.Step == "relist" || s.Decision.Step == "replace"):
 			keep = append(keep, line)
 			replaced = replaced || s.Decision != nil && s.Decision.Step == "replace"
@@ -148,7 +148,7 @@ func writeGapDocs(t *testing.T, traceFile string) {
 	}
 }
 
-func is410(s gapStep) bool {
+func isGone410(s gapStep) bool {
 	return s.Response != nil && s.Response.Status == 410 || s.Event != nil && s.Event.Status != nil && s.Event.Status.Code == 410
 }
 
@@ -204,9 +204,9 @@ type gapStep struct {
 	Stop   *trace.Stop   `json:"stop"`
 }
 
-// readSteps reads the JSON trace as far as it is written; a last line
+// readGapSteps reads the JSON trace as far as it is written; a last line
 // still being written is left out.
-func readSteps(t *testing.T, path string) []gapStep {
+func readGapSteps(t *testing.T, path string) []gapStep {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -247,7 +247,7 @@ func relistedAndPushed(steps []gapStep) bool {
 // in a watch's stream.
 func checkGone410(t *testing.T, steps []gapStep) {
 	t.Helper()
-	if slices.ContainsFunc(steps, is410) {
+	if slices.ContainsFunc(steps, isGone410) {
 		return
 	}
 	t.Fatalf("no 410 in the trace, as an answer or an ERROR event")
@@ -270,8 +270,8 @@ func missedSteps(steps []gapStep) ([]trace.Missed, []string) {
 	return out, states
 }
 
-// pollFor polls cond until it holds or limit (or ctx) ends.
-func pollFor(ctx context.Context, limit time.Duration, cond func() bool) bool {
+// pollGap polls cond until it holds or limit (or ctx) ends.
+func pollGap(ctx context.Context, limit time.Duration, cond func() bool) bool {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	tick := time.NewTicker(200 * time.Millisecond)
@@ -288,8 +288,8 @@ func pollFor(ctx context.Context, limit time.Duration, cond func() bool) bool {
 	}
 }
 
-// tail is the end of a file, for a failure message.
-func tail(path string) string {
+// gapTraceTail is the end of a file, for a failure message.
+func gapTraceTail(path string) string {
 	data, _ := os.ReadFile(path)
 	const keep = 8000
 	if len(data) > keep {

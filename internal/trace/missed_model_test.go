@@ -61,7 +61,7 @@ func (l modelLedger) Between(from, to string) []LedgerEntry {
 // nothing else.
 func TestGapAuditAgainstModel(t *testing.T) {
 	srv := model.NewServer(model.NewHistory(100), model.Options{GoneAsEvent: true,
-		Faults: []fault.Fault{mustFault(t, "cut:events=1,on=watch,nth=1")}})
+		Faults: []fault.Fault{mustParseFault(t, "cut:events=1,on=watch,nth=1")}})
 	t.Cleanup(srv.Close)
 	pods := map[string]model.Pod{}
 	apply := func(op model.Op, name, node string) model.Pod {
@@ -132,13 +132,13 @@ func TestGapAuditAgainstModel(t *testing.T) {
 		cancel()
 		<-done
 	}()
-	if !waitFor(t, watching) {
-		t.Fatalf("no watch within 30s; trace:\n%s", traceSoFar(tr, &out))
+	if !waitClosed(t, watching) {
+		t.Fatalf("no watch within 30s; trace:\n%s", gapTraceSoFar(tr, &out))
 	}
 	// The watch carries this change, and the fault cuts it after it.
 	apply(model.Status, "kept", modelNode)
-	if !waitFor(t, paused) {
-		t.Fatalf("no backoff after the cut watch within 30s; trace:\n%s", traceSoFar(tr, &out))
+	if !waitClosed(t, paused) {
+		t.Fatalf("no backoff after the cut watch within 30s; trace:\n%s", gapTraceSoFar(tr, &out))
 	}
 
 	apply(model.Delete, "gone", modelNode)
@@ -149,8 +149,8 @@ func TestGapAuditAgainstModel(t *testing.T) {
 	apply(model.Delete, "elsewhere", "node-b")
 	srv.Compact(srv.RV())
 	close(release)
-	if !waitFor(t, relisted) {
-		t.Fatalf("no relist within 30s; trace:\n%s", traceSoFar(tr, &out))
+	if !waitClosed(t, relisted) {
+		t.Fatalf("no relist within 30s; trace:\n%s", gapTraceSoFar(tr, &out))
 	}
 	cancel()
 	<-done
@@ -192,7 +192,7 @@ func TestGapAuditAgainstModel(t *testing.T) {
 	}
 }
 
-func mustFault(t *testing.T, spec string) fault.Fault {
+func mustParseFault(t *testing.T, spec string) fault.Fault {
 	t.Helper()
 	f, err := fault.Parse(spec)
 	if err != nil {
@@ -201,8 +201,8 @@ func mustFault(t *testing.T, spec string) fault.Fault {
 	return f
 }
 
-// waitFor says whether ch closed within a generous bound.
-func waitFor(t *testing.T, ch <-chan struct{}) bool {
+// waitClosed says whether ch closed within a generous bound.
+func waitClosed(t *testing.T, ch <-chan struct{}) bool {
 	t.Helper()
 	select {
 	case <-ch:
@@ -212,8 +212,8 @@ func waitFor(t *testing.T, ch <-chan struct{}) bool {
 	}
 }
 
-// traceSoFar is the trace written until now, for a failure message.
-func traceSoFar(tr *Tracer, out *bytes.Buffer) string {
+// gapTraceSoFar is the trace written until now, for a failure message.
+func gapTraceSoFar(tr *Tracer, out *bytes.Buffer) string {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	return out.String()

@@ -16,7 +16,7 @@ import (
 	"github.com/podwatch/podwatch/rest/meta"
 )
 
-func pv(name, rv string) podVersion { return podVersion{Namespace: "ns", Name: name, RV: rv} }
+func nsPod(name, rv string) podVersion { return podVersion{Namespace: "ns", Name: name, RV: rv} }
 
 // fakeLedger is a Ledger over a fixed list of changes.
 type fakeLedger []LedgerEntry
@@ -33,7 +33,7 @@ func (l fakeLedger) Between(from, to string) []LedgerEntry {
 
 func (fakeLedger) Source() string { return "recording" }
 
-func entry(typ, name, rv string) LedgerEntry {
+func ledgerEntry(typ, name, rv string) LedgerEntry {
 	return LedgerEntry{Type: typ, Namespace: "ns", Name: name, ResourceVersion: rv}
 }
 
@@ -49,36 +49,36 @@ func TestMissedBetween(t *testing.T) {
 		wantInText []string // in every Explain, in order
 	}{
 		{name: "the same state misses nothing",
-			held: []podVersion{pv("a", "5"), pv("b", "7")}, now: []podVersion{pv("b", "7"), pv("a", "5")}},
+			held: []podVersion{nsPod("a", "5"), nsPod("b", "7")}, now: []podVersion{nsPod("b", "7"), nsPod("a", "5")}},
 		{name: "a pod added while away is seen now, not missed",
-			held: []podVersion{pv("a", "5")}, now: []podVersion{pv("a", "5"), pv("new", "12")}},
+			held: []podVersion{nsPod("a", "5")}, now: []podVersion{nsPod("a", "5"), nsPod("new", "12")}},
 		{name: "gone and moved on",
-			held: []podVersion{pv("c", "8"), pv("a", "5"), pv("b", "7")},
-			now:  []podVersion{pv("b", "11")},
+			held: []podVersion{nsPod("c", "8"), nsPod("a", "5"), nsPod("b", "7")},
+			now:  []podVersion{nsPod("b", "11")},
 			want: []Missed{
 				{How: MissedDeleted, Namespace: "ns", Name: "a", From: "5", State: "20"},
 				{How: MissedSkipped, Namespace: "ns", Name: "b", From: "7", To: "11", State: "20"},
 				{How: MissedDeleted, Namespace: "ns", Name: "c", From: "8", State: "20"},
 			}},
 		{name: "an older version in the new state is no skip",
-			held: []podVersion{pv("a", "9")}, now: []podVersion{pv("a", "8")}},
+			held: []podVersion{nsPod("a", "9")}, now: []podVersion{nsPod("a", "8")}},
 		{name: "deleted and created again under its name",
 			held:       []podVersion{{Namespace: "ns", Name: "a", UID: "u1", RV: "5"}},
 			now:        []podVersion{{Namespace: "ns", Name: "a", UID: "u2", RV: "15"}},
 			want:       []Missed{{How: MissedDeleted, Namespace: "ns", Name: "a", From: "5", State: "20"}},
 			wantInText: []string{"uid u1", "uid u2"}},
 		{name: "versions that are not integers still differ",
-			held: []podVersion{pv("a", "x1")}, now: []podVersion{pv("a", "x2")},
+			held: []podVersion{nsPod("a", "x1")}, now: []podVersion{nsPod("a", "x2")},
 			want: []Missed{{How: MissedSkipped, Namespace: "ns", Name: "a", From: "x1", To: "x2", State: "20"}}},
 		{name: "the ledger adds what came and went",
-			held: []podVersion{pv("a", "5"), pv("b", "7")},
-			now:  []podVersion{pv("a", "13"), pv("kept", "12")},
+			held: []podVersion{nsPod("a", "5"), nsPod("b", "7")},
+			now:  []podVersion{nsPod("a", "13"), nsPod("kept", "12")},
 			ledger: fakeLedger{
-				entry("ADDED", "early", "9"), // before the client's version: not this gap's
-				entry("ADDED", "brief", "11"), entry("ADDED", "kept", "12"),
-				entry("MODIFIED", "a", "13"), entry("MODIFIED", "brief", "14"),
-				entry("DELETED", "b", "15"), entry("DELETED", "brief", "16"),
-				entry("ADDED", "later", "25"), // after the new state
+				ledgerEntry("ADDED", "early", "9"), // before the client's version: not this gap's
+				ledgerEntry("ADDED", "brief", "11"), ledgerEntry("ADDED", "kept", "12"),
+				ledgerEntry("MODIFIED", "a", "13"), ledgerEntry("MODIFIED", "brief", "14"),
+				ledgerEntry("DELETED", "b", "15"), ledgerEntry("DELETED", "brief", "16"),
+				ledgerEntry("ADDED", "later", "25"), // after the new state
 			},
 			want: []Missed{
 				{How: MissedSkipped, Namespace: "ns", Name: "a", From: "5", To: "13", State: "20"},
@@ -147,7 +147,7 @@ func TestMissedText(t *testing.T) {
 	}
 }
 
-func tpod(name, uid, rv string) *testPod {
+func gapPod(name, uid, rv string) *testPod {
 	return &testPod{meta.ObjectMeta{Namespace: "ns", Name: name, UID: uid, ResourceVersion: rv}}
 }
 
@@ -159,19 +159,19 @@ func tpod(name, uid, rv string) *testPod {
 func TestTracerAuditsReplaces(t *testing.T) {
 	var js, text bytes.Buffer
 	tr := New(Options{Sinks: []Sink{JSON(&js), Text(&text, false)}, Clock: func() time.Time { return time.Time{} }})
-	tr.SetLedger(fakeLedger{entry("ADDED", "brief", "31"), entry("DELETED", "brief", "32")})
+	tr.SetLedger(fakeLedger{ledgerEntry("ADDED", "brief", "31"), ledgerEntry("DELETED", "brief", "32")})
 	in := NewInstrument[*testPod](tr)
 	store := in.WrapStore(cache.NewUndeltaStore(in.Pushed, cache.MetaNamespaceKey[*testPod]))
 	observeRV := func(rv string) { in.Observe(cache.Step{Kind: cache.StepResourceVersion, ResourceVersion: rv}) }
 
-	mustDo(t, store.Replace([]*testPod{tpod("a", "ua", "10"), tpod("b", "ub", "11"), tpod("c", "uc", "12")}, "20"))
+	mustApply(t, store.Replace([]*testPod{gapPod("a", "ua", "10"), gapPod("b", "ub", "11"), gapPod("c", "uc", "12")}, "20"))
 	observeRV("20")
-	mustDo(t, store.Delete(tpod("c", "uc", "25"))) // seen: not missed
+	mustApply(t, store.Delete(gapPod("c", "uc", "25"))) // seen: not missed
 	observeRV("25")
-	mustDo(t, store.Update(tpod("b", "ub", "26"))) // seen: its version is 26 now
+	mustApply(t, store.Update(gapPod("b", "ub", "26"))) // seen: its version is 26 now
 	observeRV("26")
 	// Away from 26 to 40: a deleted, b changed again, brief came and went.
-	mustDo(t, store.Replace([]*testPod{tpod("b", "ub", "33")}, "40"))
+	mustApply(t, store.Replace([]*testPod{gapPod("b", "ub", "33")}, "40"))
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestAuditWhileTracing(t *testing.T) {
 		defer wg.Done()
 		for i := range 200 {
 			rv := 100 + 2*i
-			_ = store.Add(tpod("p", "u", strconv.Itoa(rv)))
+			_ = store.Add(gapPod("p", "u", strconv.Itoa(rv)))
 			in.Observe(cache.Step{Kind: cache.StepResourceVersion, ResourceVersion: strconv.Itoa(rv)})
 			_ = store.Replace(nil, strconv.Itoa(rv+1))
 		}
@@ -255,7 +255,7 @@ func TestAuditWhileTracing(t *testing.T) {
 	wg.Wait()
 }
 
-func mustDo(t *testing.T, err error) {
+func mustApply(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
