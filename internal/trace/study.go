@@ -41,7 +41,8 @@ type Missed struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	// From is the last resourceVersion the client saw of the pod, To the
-	// first it sees after the gap (empty when it is gone).
+	// first it sees after the gap (empty when it is gone). For an unseen
+	// pod they are its first and last change the ledger knows.
 	From string `json:"from,omitempty"`
 	To   string `json:"to,omitempty"`
 	// State is the resourceVersion of the state that shows the gap: the
