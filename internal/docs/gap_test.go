@@ -11,9 +11,6 @@ import (
 	"github.com/podwatch/podwatch/internal/trace"
 )
 
-// The gap audit's step joins the schema TestTraceSchemaDocumented checks.
-func init() { detailField[trace.KindMissed] = "Missed" }
-
 // TestGapAuditDocumented wants docs/TRACE.md's JSON schema to list every
 // member of the missed step and the summary's missed totals, and
 // docs/PROTOCOL.md's section 14 to show a gap audit from a replayed
