@@ -45,7 +45,8 @@ func (e Env) replayWatch(ctx context.Context, c *command, f *watchFlags) error {
 	}
 	defer fs.close()
 	cfg := rest.Config{Host: fs.url(), UserAgent: userAgent(), TLS: rest.TLSConfig{CAData: fs.caPEM}}
-	return e.runSession(ctx, f, p, cfg, sessionExtras{monitor: mon, played: srv.Done(), misses: srv.Misses})
+	return e.runSession(ctx, f, p, cfg, sessionExtras{monitor: mon, played: srv.Done(), misses: srv.Misses,
+		ledger: recordingLedger{srv}})
 }
 
 // fixtureServer is an http.Server on its own listener, with the goroutines

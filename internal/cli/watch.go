@@ -50,6 +50,8 @@ type sessionExtras struct {
 	monitor *replayMonitor
 	played  <-chan struct{}
 	misses  func() []string
+	// ledger tells the trace's gap audit what a replay's recording knows.
+	ledger trace.Ledger
 }
 
 // runSession builds the client and the session for p and runs it.
@@ -60,6 +62,7 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 	if err != nil {
 		return err
 	}
+	tr.SetLedger(x.ledger)
 	// Told after every goroutine of the session has returned: the trace is
 	// complete then.
 	defer func() { err = errors.Join(err, closeTrace()) }()

@@ -154,6 +154,7 @@ func (s *store[T]) change(obj T, apply func(T) error) error {
 
 func (s *store[T]) Replace(items []T, rv string) error {
 	s.t.replacing(len(items), rv)
+	auditReplace(s.t, s.Store.List, items, rv)
 	err := s.Store.Replace(items, rv)
 	s.t.refused(err)
 	return err

@@ -263,6 +263,10 @@ type Stop struct {
 	Stalls   int           `json:"stalls,omitempty"`
 	Missed   int           `json:"missed,omitempty"`
 	Duration time.Duration `json:"-"`
+
+	// MissedHow counts the missed steps by their How (deleted, skipped,
+	// unseen): the run's gap totals.
+	MissedHow map[string]int `json:"missedHow,omitempty"`
 }
 
 // millis is a duration in JSON: milliseconds with three decimals.

@@ -44,9 +44,13 @@ type Missed struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	// From is the last resourceVersion the client saw of the pod, To the
-	// first it sees after the gap (empty when it is gone).
-	From    string `json:"from,omitempty"`
-	To      string `json:"to,omitempty"`
+	// first it sees after the gap (empty when it is gone). For an unseen
+	// pod they are its first and last change the ledger knows.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// State is the resourceVersion of the state that shows the gap: the
+	// relist's list or watch list. A deleted pod was gone by then.
+	State   string `json:"state,omitempty"`
 	Explain string `json:"explain"`
 }
 

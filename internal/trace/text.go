@@ -114,8 +114,8 @@ func textOf(st Step) (tag, col, text string, more []string) {
 		return "trace", bold, "of " + st.Start.Server + ": " + st.Start.Watching, nil
 	case KindStop:
 		p := st.Stop
-		return "trace", bold, fmt.Sprintf("end after %s: %d requests, %d events, %d pushes, %d relists, %d backoffs%s",
-			dur(p.Duration), p.Requests, p.Events, p.Pushes, p.Relists, p.Backoffs, watchBytesText(p)), nil
+		return "trace", bold, fmt.Sprintf("end after %s: %d requests, %d events, %d pushes, %d relists, %d backoffs%s%s",
+			dur(p.Duration), p.Requests, p.Events, p.Pushes, p.Relists, p.Backoffs, watchBytesText(p), missedTotals(p)), nil
 	case KindDecision:
 		tag, col, text, more := decisionText(st.Decision)
 		if st.Client != "" && tag != "" {
@@ -147,6 +147,8 @@ func textOf(st Step) (tag, col, text string, more []string) {
 		return pushText(st.Push)
 	case KindStall:
 		return stallText(req, st.Stall)
+	case KindMissed:
+		return missedText(st.Missed)
 	}
 	return "", "", "", nil
 }

@@ -77,6 +77,8 @@ type Tracer struct {
 	proxy   bool
 	clients clientsSeen // with proxy
 	stalls  *stallCheck // the open watches' silences (stall_check.go)
+
+	ledger Ledger // for the gap audit (missed.go)
 }
 
 // New returns a Tracer writing to opts.Sinks. The caller must Close it.
