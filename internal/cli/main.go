@@ -47,6 +47,7 @@ func (e Env) Run(ctx context.Context, args []string) int {
 	e = e.withDefaults()
 	err := e.dispatch(ctx, args)
 	var ue *usageError
+	var se statusError
 	switch {
 	case err == nil:
 		return exitOK
@@ -60,6 +61,9 @@ func (e Env) Run(ctx context.Context, args []string) int {
 			fmt.Fprintln(e.Stderr, "Run 'podwatch --help' for usage.")
 		}
 		return exitUsage
+	case errors.As(err, &se):
+		fmt.Fprintf(e.Stderr, "podwatch: %s\n", oneLine(err.Error()))
+		return se.ExitStatus()
 	default:
 		fmt.Fprintf(e.Stderr, "podwatch: %s\n", oneLine(err.Error()))
 		return exitError
@@ -104,6 +108,7 @@ Usage:
   podwatch bench  sync|decode             benchmarks (docs/BENCH.md)
   podwatch proxy  [--listen HOST:PORT]    forward any client to the cluster, tracing and recording it
   podwatch check  [flags]                 is this server a faithful watch server? (docs/CHECKS.md)
+  podwatch diff   A B                     where two recordings or JSON traces part (docs/TRACE.md)
   podwatch version                        print the version
 
 Run 'podwatch COMMAND --help' for a command's flags.
@@ -129,6 +134,8 @@ func (e Env) dispatch(ctx context.Context, args []string) error {
 		return e.proxyCmd(ctx, cmdArgs)
 	case "check":
 		return e.checkCmd(ctx, cmdArgs)
+	case "diff":
+		return e.diffCmd(ctx, cmdArgs)
 	case "help", "-h", "-help", "--help":
 		if len(cmdArgs) > 0 && cmdArgs[0] != "help" {
 			return e.dispatch(ctx, []string{cmdArgs[0], "--help"})
