@@ -40,7 +40,10 @@ func FromRecording(path string, rec *fixture.Recording) (*Run, error) {
 }
 
 // player applies a recording's bodies to an undelta store, as the recorded
-// client did, and notes every item on the way.
+// client did, and notes every item on the way. The store's only error is a
+// *cache.StaleError, a change older than what it pushed, which it refuses,
+// pushing nothing: the recorded client's store refused it too, so the
+// pushes compared already tell it.
 type player struct {
 	run   *Run
 	store *cache.UndeltaStore[*api.Pod]
@@ -95,7 +98,7 @@ func (p *player) list(body []byte) error {
 	}
 	items := p.pages
 	p.pages = nil
-	p.apply(p.store.Replace(items, l.Metadata.ResourceVersion))
+	_ = p.store.Replace(items, l.Metadata.ResourceVersion) // a stale change is refused: see player
 	return nil
 }
 
@@ -119,16 +122,16 @@ func (p *player) watch(i int, body []byte, watchList bool) error {
 		case ev.Type == watch.Error:
 			return nil // the server ends the stream after it
 		case watchList && ev.Type == watch.Bookmark && obj.Metadata.Annotations[apiwire.InitialEventsEnd] == "true":
-			p.apply(p.store.Replace(initial, obj.Metadata.ResourceVersion))
+			_ = p.store.Replace(initial, obj.Metadata.ResourceVersion) // a stale change is refused: see player
 			watchList = false
 		case watchList && ev.Type == watch.Added:
 			initial = append(initial, obj)
 		case ev.Type == watch.Added:
-			p.apply(p.store.Add(obj))
+			_ = p.store.Add(obj) // a stale change is refused: see player
 		case ev.Type == watch.Modified:
-			p.apply(p.store.Update(obj))
+			_ = p.store.Update(obj) // a stale change is refused: see player
 		case ev.Type == watch.Deleted:
-			p.apply(p.store.Delete(obj))
+			_ = p.store.Delete(obj) // a stale change is refused: see player
 		}
 	}
 }
@@ -151,7 +154,3 @@ func (p *player) event(ev watch.Event[*api.Pod]) {
 	p.note(it)
 }
 
-// apply takes a store's answer. Its only error is a *cache.StaleError, a
-// change older than what was pushed, which the store refused, pushing
-// nothing, as it did for the recorded client: the pushes already say so.
-func (p *player) apply(error) {}
