@@ -153,4 +153,3 @@ func (p *player) event(ev watch.Event[*api.Pod]) {
 	}
 	p.note(it)
 }
-
