@@ -19,6 +19,7 @@ type Request struct {
 	name      string
 	params    url.Values
 	body      []byte
+	bodyType  string // the body's Content-Type when not application/json
 }
 
 const defaultAbsPath = "/api/v1"

@@ -174,7 +174,11 @@ func (r *Request) setHeaders(req *http.Request, token string) {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	if r.body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		ct := r.bodyType
+		if ct == "" {
+			ct = "application/json"
+		}
+		req.Header.Set("Content-Type", ct)
 	}
 }
 
