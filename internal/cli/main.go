@@ -109,6 +109,7 @@ Usage:
   podwatch proxy  [--listen HOST:PORT]    forward any client to the cluster, tracing and recording it
   podwatch check  [flags]                 is this server a faithful watch server? (docs/CHECKS.md)
   podwatch diff   A B                     where two recordings or JSON traces part (docs/TRACE.md)
+  podwatch probe  --write [flags]         time a canary pod's annotation on the node's watch
   podwatch version                        print the version
 
 Run 'podwatch COMMAND --help' for a command's flags.
@@ -136,6 +137,8 @@ func (e Env) dispatch(ctx context.Context, args []string) error {
 		return e.checkCmd(ctx, cmdArgs)
 	case "diff":
 		return e.diffCmd(ctx, cmdArgs)
+	case "probe":
+		return e.probeCmd(ctx, cmdArgs)
 	case "help", "-h", "-help", "--help":
 		if len(cmdArgs) > 0 && cmdArgs[0] != "help" {
 			return e.dispatch(ctx, []string{cmdArgs[0], "--help"})
