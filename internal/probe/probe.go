@@ -81,7 +81,7 @@ func Run(ctx context.Context, opts Options) (sum *Summary, err error) {
 		return nil, err
 	}
 	if ctx.Err() != nil {
-		return newSummary(), nil
+		return newSummary().finish(), nil
 	}
 	c := &canary{opts: &opts}
 	if err := c.ensure(ctx); err != nil {
@@ -92,7 +92,8 @@ func Run(ctx context.Context, opts Options) (sum *Summary, err error) {
 			err = errors.Join(err, derr)
 		}
 	}()
-	return probeLoop(ctx, &opts, c, w)
+	sum, err = probeLoop(ctx, &opts, c, w)
+	return sum.finish(), err
 }
 
 // probeLoop makes one probe each interval, one at a time.

@@ -54,9 +54,16 @@ func (s *Summary) add(x Sample) {
 	} else if i := s.rnd.IntN(s.Probes); i < sampleBound {
 		s.sample[i] = p
 	}
+}
+
+// finish computes the quantiles, once, when the run ends.
+func (s *Summary) finish() *Summary {
 	s.Sampled = len(s.sample)
-	s.Lag = quantiles(s.sample, func(p pair) float64 { return p.lag }, s.maxLag)
-	s.RVLag = quantiles(s.sample, func(p pair) float64 { return p.rv }, s.maxRV)
+	if s.Sampled > 0 {
+		s.Lag = quantiles(s.sample, func(p pair) float64 { return p.lag }, s.maxLag)
+		s.RVLag = quantiles(s.sample, func(p pair) float64 { return p.rv }, s.maxRV)
+	}
+	return s
 }
 
 // quantiles are by nearest rank over the sample; max is the exact one.
