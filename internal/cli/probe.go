@@ -134,8 +134,8 @@ func (p *probePrinter) sample(s probe.Sample) {
 		p.printf("probe %d: lost: the annotation did not come (patched at resourceVersion %s)\n", s.Probe, s.ResourceVersion)
 		return
 	}
-	p.printf("probe %d: lag %.3fs, %d resourceVersions (patched at %s, watch at %s)\n",
-		s.Probe, s.Lag.Seconds(), s.RVLag, s.ResourceVersion, s.WatchResourceVersion)
+	p.printf("probe %d: lag %.3fs, %d %s behind (patched at %s, watch at %s)\n",
+		s.Probe, s.Lag.Seconds(), s.RVLag, plural(int(s.RVLag), "resourceVersion", "resourceVersions"), s.ResourceVersion, s.WatchResourceVersion)
 }
 
 func (p *probePrinter) summary(s *probe.Summary) {
@@ -145,10 +145,10 @@ func (p *probePrinter) summary(s *probe.Summary) {
 			"lag_s": q(s.Lag), "rvLag": q(s.RVLag), "sampled": s.Sampled}})
 		return
 	}
-	p.printf("summary: %d probes arrived, %d lost", s.Probes, s.Lost)
+	p.printf("summary: %d %s arrived, %d lost", s.Probes, plural(s.Probes, "probe", "probes"), s.Lost)
 	if s.Probes > 0 {
-		p.printf("; lag p50 %.3fs p99 %.3fs max %.3fs; resourceVersions p50 %g p99 %g max %g (over %d probes)",
-			s.Lag.P50, s.Lag.P99, s.Lag.Max, s.RVLag.P50, s.RVLag.P99, s.RVLag.Max, s.Sampled)
+		p.printf("; lag p50 %.3fs p99 %.3fs max %.3fs; resourceVersions behind p50 %g p99 %g max %g (over %d %s)",
+			s.Lag.P50, s.Lag.P99, s.Lag.Max, s.RVLag.P50, s.RVLag.P99, s.RVLag.Max, s.Sampled, plural(s.Sampled, "probe", "probes"))
 	}
 	p.printf("\n")
 }
