@@ -25,7 +25,7 @@ type fakeAPI struct {
 	rv       int
 	pods     map[string]map[string]any // name -> pod object
 	watchers map[chan []byte]bool
-	history  []change // every change, for watches from a resourceVersion
+	history  []change        // every change, for watches from a resourceVersion
 	forbid   map[string]bool // "create", "patch", "delete", "list"
 	muted    bool
 	created  int
