@@ -267,3 +267,29 @@ func isFormat(err error) bool {
 	var fe *fixture.FormatError
 	return errors.As(err, &fe)
 }
+
+// lifecycle is in format version 1; written again it is version 2, and
+// reads as the same run: the diff compares runs, not files.
+func TestFormatVersions(t *testing.T) {
+	rec, err := fixture.Load(fixtures + "lifecycle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Version != 1 {
+		t.Fatalf("lifecycle is in format version %d; this test wants a version 1 original", rec.Version)
+	}
+	dir := t.TempDir()
+	if err := rec.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	again, err := fixture.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Version != fixture.Version {
+		t.Fatalf("written again in version %d, want %d", again.Version, fixture.Version)
+	}
+	if res := compare(t, load(t, fixtures+"lifecycle"), load(t, dir), rundiff.RVExact); !res.Equivalent() {
+		t.Fatalf("version %d copy not equivalent: first divergence %+v %+v", fixture.Version, res.First.A, res.First.B)
+	}
+}
