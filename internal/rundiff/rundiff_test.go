@@ -230,6 +230,11 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pb, err := os.ReadFile(fixtures + "lifecycle-protobuf/recording.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	badBase64 := bytes.Replace(pb, []byte(`"base64": "`), []byte(`"base64": "!`), 1)
 	tests := []struct {
 		name, path string
 		check      func(error) bool
@@ -242,6 +247,7 @@ func TestBadInput(t *testing.T) {
 		{"trace push inconsistent", write("push.jsonl", `{"at_ms":0,"kind":"push","push":{"count":2,"added":["a/b@1"]}}`+"\n"), isInput(1)},
 		{"recording cut short", write("cut.json", string(good[:len(good)/2])), isFormat},
 		{"recording bad version", write("v9.json", `{"version":9,"exchanges":[]}`), isFormat},
+		{"protobuf read not base64", write("pb.json", string(badBase64)), isFormatAtRead},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -261,6 +267,12 @@ func isInput(line int) func(error) bool {
 		var ie *rundiff.InputError
 		return errors.As(err, &ie) && ie.Line == line
 	}
+}
+
+// isFormatAtRead is a *fixture.FormatError naming the exchange and read.
+func isFormatAtRead(err error) bool {
+	var fe *fixture.FormatError
+	return errors.As(err, &fe) && fe.Exchange >= 0 && fe.Chunk >= 0
 }
 
 func isFormat(err error) bool {
