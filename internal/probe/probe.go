@@ -169,8 +169,8 @@ type Sample struct {
 	// Sent is when the probe's PATCH was sent, on the local clock.
 	Sent time.Time
 	// ResourceVersion is the canary's after the patch, from the PATCH's
-	// answer; WatchResourceVersion is the watch's (its last event or
-	// bookmark) when that answer came.
+	// answer; WatchResourceVersion is the watch's (its last event, listed
+	// state or bookmark) when that answer came.
 	ResourceVersion, WatchResourceVersion string
 	// Lag is from Sent to the moment the watch applied the annotation.
 	Lag time.Duration

@@ -8,6 +8,7 @@ import (
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/meta"
 )
 
 // watcher runs podwatch's reflector over the node's pods and tells the
@@ -65,8 +66,16 @@ func (w *watcher) stop() {
 	<-w.done
 }
 
-// resourceVersion is the watch's: the last event's or bookmark's.
-func (w *watcher) resourceVersion() string { return w.r.LastSyncResourceVersion() }
+// resourceVersion is the watch's: the newer of the last state the store
+// took (the reflector notes a list's version only after the store has it)
+// and the reflector's (which a bookmark moves too).
+func (w *watcher) resourceVersion() string {
+	stored, synced := w.store.resourceVersion(), w.r.LastSyncResourceVersion()
+	if c, err := meta.CompareResourceVersions(stored, synced); err == nil && c < 0 || stored == "" {
+		return synced
+	}
+	return stored
+}
 
 // expect makes value the one awaited, and returns the channel that gets
 // the moment it arrives; "" awaits nothing.
@@ -81,6 +90,7 @@ type canaryStore struct {
 	mu      sync.Mutex
 	want    string
 	arrived chan time.Time
+	rv      string // of the last change or state taken
 
 	syncOnce sync.Once
 	synced   chan struct{}
@@ -92,6 +102,18 @@ func (s *canaryStore) expect(value string) <-chan time.Time {
 	s.want = value
 	s.arrived = make(chan time.Time, 1)
 	return s.arrived
+}
+
+func (s *canaryStore) resourceVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rv
+}
+
+func (s *canaryStore) took(rv string) {
+	s.mu.Lock()
+	s.rv = rv
+	s.mu.Unlock()
 }
 
 // saw notes p: the canary showing the awaited value completes the wait.
@@ -112,12 +134,19 @@ func (s *canaryStore) saw(p *api.Pod) {
 
 func (s *canaryStore) Add(p *api.Pod) error {
 	s.saw(p)
+	defer s.took(p.Metadata.ResourceVersion)
 	return s.ThreadSafeStore.Add(p)
 }
 
 func (s *canaryStore) Update(p *api.Pod) error {
 	s.saw(p)
+	defer s.took(p.Metadata.ResourceVersion)
 	return s.ThreadSafeStore.Update(p)
+}
+
+func (s *canaryStore) Delete(p *api.Pod) error {
+	defer s.took(p.Metadata.ResourceVersion)
+	return s.ThreadSafeStore.Delete(p)
 }
 
 // Replace takes a list's state: a relist may be where the annotation
@@ -127,6 +156,7 @@ func (s *canaryStore) Replace(items []*api.Pod, rv string) error {
 		s.saw(p)
 	}
 	err := s.ThreadSafeStore.Replace(items, rv)
+	s.took(rv)
 	s.syncOnce.Do(func() { close(s.synced) })
 	return err
 }
