@@ -28,6 +28,9 @@ type traceFlags struct {
 	// stallAfter is how long a watch may be silent before the trace and
 	// the progress line tell it (trace.Options.StallAfter).
 	stallAfter time.Duration
+	// run is what the HTML page records of the run (its Date is set when
+	// the trace opens).
+	run trace.Run
 }
 
 func (f *traceFlags) register(c *command) {
@@ -64,6 +67,7 @@ func (f *traceFlags) check(c *command) error {
 	if f.stallAfter < 0 {
 		return usagef(c.name, "--stall-after %s: want a duration of 0 (off) or more", f.stallAfter)
 	}
+	f.run.Command = commandLine(c)
 	return nil
 }
 
@@ -119,7 +123,9 @@ func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error,
 		if err != nil {
 			return nil, nil, err
 		}
-		sinks = append(sinks, trace.HTML(fl))
+		run := f.run
+		run.Date = e.Now()
+		sinks = append(sinks, trace.HTMLRun(fl, run))
 	}
 	tr := trace.New(trace.Options{Sinks: sinks, Clock: e.Now, Proxy: f.proxy, StallAfter: f.stallAfter})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
