@@ -7,6 +7,7 @@
 (function () {
   "use strict";
   var M = JSON.parse(document.getElementById("pw-data").textContent);
+  ["lanes", "marks", "ticks", "breaks"].forEach(function (k) { M[k] = M[k] || []; });
   var NS = "http://www.w3.org/2000/svg";
   var chart = document.getElementById("pw-chart");
   var detail = document.getElementById("pw-detail");
