@@ -12,7 +12,7 @@
   var chart = document.getElementById("pw-chart");
   var detail = document.getElementById("pw-detail");
   var AXIS_H = 30, GAP = 4;
-  var HEIGHT = { fixed: 22, req: 30, pods: 20, pod: 16 };
+  var HEIGHT = { fixed: 30, req: 30, pods: 20, pod: 16 };
   // Marks drawn as density once more than one per DENSE_PX pixels are in
   // view, in bins of BIN_PX pixels.
   var DENSE_PX = 5, BIN_PX = 4;
@@ -76,7 +76,7 @@
         x = c.alt;
       }
       placed.push({ x: x, w: c.w });
-      el("text", { x: x.toFixed(1), y: y, "class": c.cls || "" }, parent).textContent = c.text;
+      el("text", { x: x.toFixed(1), y: y, "class": "halo " + (c.cls || "") }, parent).textContent = c.text;
     });
   };
 
@@ -181,7 +181,13 @@
     } else {
       el("text", { "class": l.k === "pods" ? "podhead" : "lane", x: 8, y: y + h / 2 + 4 }, g).textContent = laneName(l);
     }
-    drawMarks(g, byLane[i], y, h, X, band);
+    if (l.k === "fixed") {
+      // Two tiers: labels above, marks below, so that neither hides the other.
+      band.y = y + 11;
+      drawMarks(g, byLane[i], y + 14, h - 14, X, band);
+    } else {
+      drawMarks(g, byLane[i], y, h, X, band);
+    }
     band.place(g);
   }
 
@@ -237,7 +243,7 @@
       case "change": el("rect", { "class": c, x: (x - 2).toFixed(1), y: y + 2, width: 4, height: h - 4 }, mk); break;
       case "push": case "conn": case "decision":
         el("circle", { "class": m.k, cx: x.toFixed(1), cy: mid, r: m.k === "decision" ? 3 : 4 }, mk); break;
-      case "rv": el("path", { "class": "rvtick", d: "M" + x.toFixed(1) + " " + (y + 2) + "v" + (h - 12) }, mk); break;
+      case "rv": el("path", { "class": "rvtick", d: "M" + x.toFixed(1) + " " + (y + 2) + "v" + (h - 5) }, mk); break;
       case "backoff":
         var x1 = Math.min(X(m.u + m.w), geo.x0 + geo.pw), x0 = Math.max(x, geo.x0);
         el("rect", { "class": "backoff", x: x0.toFixed(1), y: mid - 6, width: Math.max(x1 - x0, 3).toFixed(1), height: 12 }, mk); break;

@@ -107,7 +107,7 @@ func (p *podLanes) missed(st Step, u float64) {
 		return
 	}
 	l := p.lane(m.Namespace + "/" + m.Name)
-	l.marks = append(l.marks, mark{U: u, Kind: "missed", Label: "missed", At: round3(float64(st.At.Microseconds()) / 1000), Title: pageTitle(st)})
+	l.marks = append(l.marks, mark{U: u, Kind: "missed", At: round3(float64(st.At.Microseconds()) / 1000), Title: pageTitle(st)})
 }
 
 // addTo appends the pods' lanes and their marks to m, at most maxPodLanes.
