@@ -41,7 +41,7 @@ func (f *traceFlags) register(c *command) {
 		" default: the terminal's width when the trace goes to a terminal, else $COLUMNS when set and the trace goes to stderr, else no wrapping")
 	fs.StringVar(&f.file, "trace-file", "", "write the trace to this `file` instead of stderr (implies --trace)")
 	fs.StringVar(&f.format, "trace-format", "text", "trace `format`: text (coloured on a terminal) or json (one object per line, schema in docs/TRACE.md)")
-	fs.StringVar(&f.html, "trace-html", "", "when the command ends, write a self-contained HTML page with an SVG timeline of the run to this `file`")
+	fs.StringVar(&f.html, "trace-html", "", "when the command ends, write a self-contained HTML page with a timeline of the run (pan and zoom) and what was run to this `file`")
 	fs.DurationVar(&f.stallAfter, "stall-after", trace.DefaultStallAfter, "tell a watch silent for this `duration` (no byte) in the trace and the progress line, with a verdict: quiet, overdue (a bookmark should have come) or dead (past its timeoutSeconds); 0 turns it off")
 }
 
