@@ -31,8 +31,9 @@ const browserWait = 3 * time.Minute
 //
 // The pages: the lifecycle replay on the tests' fixed clock, where every
 // step comes at time 0 (as at --speed 0 on a fast machine); the same replay
-// with faults on the wall clock, backoffs and all; and a run of 1,600
-// events with stalls, gaps and diffs, too many to draw one by one.
+// with faults on the wall clock, backoffs and all; a run of 1,600 events
+// with stalls, gaps and diffs, too many to draw one by one; and the
+// watch-list replay (its initial events) at time 0.
 func TestTraceHTMLInBrowser(t *testing.T) {
 	chromium := findChromium(t)
 	dir := t.TempDir()
@@ -41,14 +42,15 @@ func TestTraceHTMLInBrowser(t *testing.T) {
 		path   string
 		events int
 	}{
-		{name: "lifecycle at time 0"}, {name: "lifecycle with faults"}, {name: "1,600 events"},
+		{name: "lifecycle at time 0"}, {name: "lifecycle with faults"}, {name: "1,600 events"}, {name: "watch-list at time 0"},
 	}
-	pages[0].path, pages[0].events = replayPage(t, dir, "lifecycle-0.html", testEnv(newSyncBuffer(), newSyncBuffer()))
+	pages[0].path, pages[0].events = replayPage(t, dir, "lifecycle-0.html", "lifecycle", testEnv(newSyncBuffer(), newSyncBuffer()))
 	wallClock := testEnv(newSyncBuffer(), newSyncBuffer())
 	wallClock.Now = time.Now
-	pages[1].path, pages[1].events = replayPage(t, dir, "lifecycle-faults.html", wallClock,
+	pages[1].path, pages[1].events = replayPage(t, dir, "lifecycle-faults.html", "lifecycle", wallClock,
 		"--fault", "500:on=list", "--fault", "cut:events=2,on=watch", "--fault", "gone-event:on=watch,nth=2", "--fault", "429:on=list,nth=3")
 	pages[2].path, pages[2].events = syntheticPage(t, dir, 1600)
+	pages[3].path, pages[3].events = replayPage(t, dir, "watch-list-0.html", "watch-list", testEnv(newSyncBuffer(), newSyncBuffer()))
 	for _, p := range pages {
 		for _, width := range []int{1600, 800} {
 			t.Run(fmt.Sprintf("%s at %dpx", p.name, width), func(t *testing.T) {
@@ -73,12 +75,12 @@ func findChromium(t *testing.T) string {
 	return path
 }
 
-// replayPage replays the lifecycle fixture at --speed 0 into a page, and
-// returns it with the number of events the run told (from its JSON trace).
-func replayPage(t *testing.T, dir, name string, env Env, faults ...string) (string, int) {
+// replayPage replays a fixture at --speed 0 into a page, and returns it
+// with the number of events the run told (from its JSON trace).
+func replayPage(t *testing.T, dir, name, fixture string, env Env, faults ...string) (string, int) {
 	t.Helper()
 	page, js := filepath.Join(dir, name), filepath.Join(dir, name+".json")
-	args := append([]string{"watch", "--replay", fixturePath("lifecycle"), "--speed", "0", "--trace-file", js, "--trace-format", "json", "--trace-html", page}, faults...)
+	args := append([]string{"watch", "--replay", fixturePath(fixture), "--speed", "0", "--trace-file", js, "--trace-format", "json", "--trace-html", page}, faults...)
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
 	if code := env.Run(ctx, args); code != 0 {
@@ -186,6 +188,7 @@ func openInChromium(t *testing.T, chromium, page string, width int) verdict {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 10 * time.Second
+	ownProcessGroup(cmd)
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("chromium: %v\n%s", err, stderr.String())
 	}

@@ -282,7 +282,12 @@
     else zoomAt(Math.max(px, geo.x0), Math.pow(1.002, -e.deltaY));
   }, { passive: false });
   var drag = null;
-  chart.addEventListener("pointerdown", function (e) { drag = { x: e.clientX, a: view.a, b: view.b, moved: false }; });
+  chart.addEventListener("pointerdown", function (e) {
+    drag = { x: e.clientX, a: view.a, b: view.b, moved: false };
+    // Keep the drag's pointer when it leaves the chart, so that its end is seen.
+    if (chart.setPointerCapture) chart.setPointerCapture(e.pointerId);
+  });
+  chart.addEventListener("pointercancel", function () { drag = null; });
   chart.addEventListener("pointermove", function (e) {
     if (!drag) return;
     var dx = e.clientX - drag.x;
@@ -293,7 +298,9 @@
     var wasDrag = drag && drag.moved;
     drag = null;
     if (wasDrag) return;
-    var g = e.target.closest ? e.target.closest("g.mk") : null;
+    // The chart holds the pointer (see pointerdown): find what is under it.
+    var under = document.elementFromPoint(e.clientX, e.clientY);
+    var g = under && under.closest ? under.closest("g.mk") : null;
     var t = g && g.querySelector("title");
     if (t) detail.textContent = t.textContent;
   });
