@@ -26,7 +26,8 @@ const browserWait = 3 * time.Minute
 // 800 pixels wide, and reads the verdict of the page's self-test (its
 // #pw-selftest hook): at the whole run and at five zooms no two labels
 // overlap, the chart fits the window, every event is drawn (one by one or
-// counted in a density bin), and nothing was logged to the console (an
+// counted in a density bin), the wheel, the keys and a click work, and
+// nothing was logged to the console (an
 // error, an exception, a load the page's Content-Security-Policy refused).
 //
 // The pages: the lifecycle replay on the tests' fixed clock, where every
@@ -166,6 +167,12 @@ type verdict struct {
 		Density      int      `json:"density"`
 		SVGWidth     float64  `json:"svgWidth"`
 	} `json:"views"`
+	// WheelZooms, KeyResets and ClickShows say the controls worked: the
+	// wheel zoomed in, "0" showed the whole run again, a click on an event
+	// showed its details.
+	WheelZooms    bool     `json:"wheelZooms"`
+	KeyResets     bool     `json:"keyResets"`
+	ClickShows    *bool    `json:"clickShows"`
 	EventsInModel int      `json:"eventsInModel"`
 	EventsDrawn   int      `json:"eventsDrawn"`
 	ScrollWidth   int      `json:"scrollWidth"`
@@ -229,6 +236,9 @@ func checkVerdict(t *testing.T, v verdict, width, events int) {
 		if view.OverlapCount > 0 {
 			t.Errorf("%s: %d labels overlap, e.g. %q", view.Name, view.OverlapCount, view.Overlaps)
 		}
+	}
+	if !v.WheelZooms || !v.KeyResets || (events > 0 && (v.ClickShows == nil || !*v.ClickShows)) {
+		t.Errorf("the controls: the wheel zoomed in %t, \"0\" showed the whole run %t, a click showed an event's details %v", v.WheelZooms, v.KeyResets, v.ClickShows)
 	}
 	if v.EventsInModel != events || v.EventsDrawn != events {
 		t.Errorf("%d events in the run, %d in the page's model, %d drawn", events, v.EventsInModel, v.EventsDrawn)

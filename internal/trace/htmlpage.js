@@ -368,6 +368,28 @@
   });
   view = { a: -pad, b: M.span + pad };
   render();
+  // The controls, as a user works them: the wheel zooms in, "0" shows the
+  // whole run again, a click on an event shows its details.
+  var box = chart.getBoundingClientRect(), width = view.b - view.a;
+  chart.dispatchEvent(new WheelEvent("wheel", { deltaY: -500, clientX: box.left + geo.x0 + geo.pw / 2, clientY: box.top + 10, bubbles: true, cancelable: true }));
+  verdict.wheelZooms = view.b - view.a < width / 2;
+  chart.dispatchEvent(new KeyboardEvent("keydown", { key: "0", bubbles: true, cancelable: true }));
+  verdict.keyResets = Math.abs(view.b - view.a - width) < 1e-9;
+  // Close enough to the first event to see it drawn alone.
+  var first = M.marks.filter(function (m) { return m.k === "event"; })[0];
+  if (first) { view = { a: first.u - 10, b: first.u + 10 }; }
+  render();
+  var ev = svg.querySelector('g[data-kind="event"] > rect');
+  if (ev) {
+    ev.scrollIntoView({ block: "center" });
+    var r = ev.getBoundingClientRect(), at = { clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, bubbles: true, pointerId: 1 };
+    chart.dispatchEvent(new PointerEvent("pointerdown", at));
+    chart.dispatchEvent(new PointerEvent("pointerup", at));
+    verdict.clickShows = detail.textContent === ev.parentNode.querySelector("title").textContent;
+    window.scrollTo(0, 0);
+  }
+  view = { a: -pad, b: M.span + pad };
+  render();
   verdict.scrollWidth = document.documentElement.scrollWidth;
   verdict.errors = window.pwErrors;
   var out = document.createElement("pre");
