@@ -198,3 +198,58 @@ func attr(n *html.Node, key string) string {
 	}
 	return ""
 }
+
+// TestTracePageRecordsTheRun: the page of a replay with faults says what
+// was run: its title names the fixture, and it records the command line,
+// the fixture, each fault as the plan read it, and the date.
+func TestTracePageRecordsTheRun(t *testing.T) {
+	dir := t.TempDir()
+	page, scenario := filepath.Join(dir, "trace.html"), filepath.Join(dir, "faults.yaml")
+	if err := os.WriteFile(scenario, []byte("faults: [\"cut:events=2,on=watch\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	replayTrace(t, "lifecycle", "--trace-html", page, "--fault", "500:on=list", "--faults", scenario)
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts := map[string]string{}
+	for _, n := range findAll(doc, func(n *html.Node) bool { return attr(n, "data-fact") != "" }) {
+		facts[attr(n, "data-fact")] = n.FirstChild.Data
+	}
+	titles := findAll(doc, func(n *html.Node) bool { return n.Type == html.ElementNode && n.Data == "title" })
+	if len(titles) == 0 || titles[0].FirstChild.Data != "podwatch trace: lifecycle" {
+		t.Errorf("the page's title does not name the fixture")
+	}
+	cmd := facts["command"]
+	if !strings.HasPrefix(cmd, "podwatch watch --replay "+fixturePath("lifecycle")+" --speed 0 --trace-file ") ||
+		!strings.HasSuffix(cmd, " --trace-html "+page+" --fault 500:on=list --faults "+scenario) {
+		t.Errorf("the page records the command %q", cmd)
+	}
+	want := map[string]string{
+		"fixture": fixturePath("lifecycle"),
+		"faults":  "cut:on=watch,events=2; 500:on=list",
+		"date":    seen.UTC().Format("2006-01-02 15:04:05 MST"),
+	}
+	for k, v := range want {
+		if facts[k] != v {
+			t.Errorf("the page records %s %q, want %q", k, facts[k], v)
+		}
+	}
+}
+
+// TestCommandLineMasksCredentials: the command line a page records keeps
+// no token, password or secret, in either flag form, nor a URL's password.
+func TestCommandLineMasksCredentials(t *testing.T) {
+	c := newCommand("watch", "")
+	c.args = []string{"--token", "s3cret", "-token=s3cret", "--server", "https://admin:pa55@10.0.0.1:6443", "--context", "a b", "--node=n1"}
+	got := commandLine(c)
+	want := "podwatch watch --token '<masked>' '-token=<masked>' --server https://admin:xxxxx@10.0.0.1:6443 --context 'a b' --node=n1"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
