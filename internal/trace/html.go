@@ -94,7 +94,8 @@ func (s *htmlSink) page(b *bytes.Buffer) error {
 			stop = st.Stop
 		}
 	}
-	model, err := json.Marshal(buildModel(s.steps)) // escapes <, > and &: safe in a script element
+	pm := buildModel(s.steps)
+	model, err := json.Marshal(pm) // escapes <, > and &: safe in a script element
 	if err != nil {
 		return fmt.Errorf("trace: html page: %w", err)
 	}
@@ -103,7 +104,7 @@ func (s *htmlSink) page(b *bytes.Buffer) error {
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n<meta name=\"viewport\" content=\"width=device-width\">\n"+
 		"<title>%s</title>\n<script>%s</script>\n<style>\n%s</style>\n</head>\n<body>\n<h1>%s</h1>\n",
 		pageCSP, esc(title), pageCatch, pageStyle, esc(title))
-	s.runFacts(b, start, stop)
+	s.runFacts(b, start, stop, pm.Note)
 	b.WriteString(pageControls)
 	b.WriteString("<div id=\"pw-chart\" tabindex=\"0\" aria-label=\"timeline of the run\"></div>\n")
 	b.WriteString("<noscript><p>The timeline needs JavaScript; the steps are all listed below.</p></noscript>\n")
@@ -131,7 +132,7 @@ func pageTitleOf(run Run, start *Start) string {
 }
 
 // runFacts writes what was run and what came of it.
-func (s *htmlSink) runFacts(b *bytes.Buffer, start *Start, stop *Stop) {
+func (s *htmlSink) runFacts(b *bytes.Buffer, start *Start, stop *Stop, note string) {
 	b.WriteString("<dl class=\"run\">\n")
 	fact := func(name, value string) {
 		if value != "" {
@@ -162,9 +163,14 @@ func (s *htmlSink) runFacts(b *bytes.Buffer, start *Start, stop *Stop) {
 		}
 		fact("summary", sum)
 	}
+	var left []string
 	if s.dropped > 0 {
-		fact("left out", fmt.Sprintf("only the first %d steps are drawn; %d more were left out", maxHTMLSteps, s.dropped))
+		left = append(left, fmt.Sprintf("only the first %d steps are drawn; %d more were left out", maxHTMLSteps, s.dropped))
 	}
+	if note != "" {
+		left = append(left, note)
+	}
+	fact("left out", strings.Join(left, "; "))
 	if clients := proxyClients(s.steps); len(clients) > 0 {
 		var list []string
 		for i, c := range clients {

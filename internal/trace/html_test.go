@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -356,5 +357,27 @@ func TestListingFoldedByRequest(t *testing.T) {
 	}
 	if strings.Contains(watch, "relist") || strings.Contains(text(details[0]), "watch") {
 		t.Errorf("a step between requests went into a fold:\n%s\n%s", text(details[0]), watch)
+	}
+}
+
+// TestPodLanesBounded: a node of many pods gets maxPodLanes lanes, and the
+// page says how many it left out.
+func TestPodLanesBounded(t *testing.T) {
+	var added []string
+	for i := range maxPodLanes + 7 {
+		added = append(added, fmt.Sprintf("ns/p%d@1", i))
+	}
+	page := renderPage(t, Run{}, Step{Kind: KindPush, Push: &Push{Count: len(added), Added: added}})
+	pods := 0
+	for _, l := range pageModelOf(t, page).Lanes {
+		if l.Kind == lanePod {
+			pods++
+		}
+	}
+	if pods != maxPodLanes {
+		t.Errorf("%d pod lanes, want %d", pods, maxPodLanes)
+	}
+	if want := fmt.Sprintf(`<dd data-fact="left out">%d pods drawn a lane each; 7 more left out</dd>`, maxPodLanes); !strings.Contains(page, want) {
+		t.Errorf("the page does not say %s", want)
 	}
 }
