@@ -1,6 +1,9 @@
 package trace
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // reqBar is one request as the page draws it: a bar from its sending to the
 // end of its body.
@@ -64,6 +67,10 @@ func requestBars(steps []Step, ax *axis) []*reqBar {
 			// end of the run.
 			b.class, b.end = "cut", "closed by the client"
 		}
+		if b.class == "error" {
+			// The code goes in the bar's name too, as a refusal's does.
+			b.label += strings.TrimPrefix(b.end, "ERROR")
+		}
 		if !b.ended && b.class != "failed" {
 			// Still open when the trace ended.
 			b.to = ax.span
@@ -105,11 +112,6 @@ func (b *reqBar) bodyEnd(e *BodyEnd) {
 		}
 		if b.class != "error" || code != "" {
 			b.class, b.end = "error", "ERROR"+code
-		}
-	}
-	if b.class == "error" && b.end != "" {
-		if code := b.end[len("ERROR"):]; code != "" {
-			b.label += code
 		}
 	}
 }

@@ -153,6 +153,9 @@ func (b *modelBuilder) place(i int, st Step) {
 			At: round3(float64(st.At.Microseconds()) / 1000), Title: pageTitle(st)})
 	}
 	reqLane, onReq := b.reqs[st.Req]
+	if !onReq {
+		reqLane = -1
+	}
 	switch st.Kind {
 	case KindRead:
 		add(reqLane, "read", "", "")
@@ -191,20 +194,20 @@ func (b *modelBuilder) place(i int, st Step) {
 }
 
 func (b *modelBuilder) decision(i int, st Step, add func(int, string, string, string)) {
-	d, lane := st.Decision, b.fixed[laneReflector]
+	d, reflector := st.Decision, b.fixed[laneReflector]
 	switch d.Step {
 	case "resource-version":
 		add(b.fixed[laneRV], "rv", "", d.ResourceVersion)
 	case "backoff":
-		add(lane, "backoff", "", "backoff "+dur(d.Wait))
+		add(reflector, "backoff", "", "backoff "+dur(d.Wait))
 		last := &b.m.Marks[len(b.m.Marks)-1]
 		last.W = max(b.backoffEnd(i)-last.U, 0.5)
 	case "relist", "store-refused", "fallback-list":
-		add(lane, "relist", "", d.Step)
+		add(reflector, "relist", "", d.Step)
 	case "replace":
-		add(lane, "replace", "", "")
+		add(reflector, "replace", "", "")
 	default:
-		add(lane, "decision", "", "")
+		add(reflector, "decision", "", "")
 	}
 }
 
@@ -237,8 +240,9 @@ func stallClass(s *Stall) string {
 // MODIFIED event's changes).
 func pageTitle(st Step) string {
 	title := stepTitle(st)
+	told := func(explain string) bool { return explain != "" && strings.Contains(title, explain) }
 	switch {
-	case st.Kind == KindStall && st.Stall != nil && !strings.Contains(title, st.Stall.Explain):
+	case st.Kind == KindStall && st.Stall != nil && !told(st.Stall.Explain):
 		s := st.Stall
 		title += fmt.Sprintf("\nstall %s: last byte %s ago, last event %s ago, last bookmark %s ago; bookmarks asked: %t",
 			s.Verdict, dur(s.SinceByte), dur(s.SinceEvent), dur(s.SinceBookmark), s.Bookmarks)
@@ -246,7 +250,7 @@ func pageTitle(st Step) string {
 			title += ", timeout " + dur(s.Timeout)
 		}
 		title += "\n" + clean(s.Explain)
-	case st.Kind == KindMissed && st.Missed != nil && !strings.Contains(title, st.Missed.Explain):
+	case st.Kind == KindMissed && st.Missed != nil && !told(st.Missed.Explain):
 		m := st.Missed
 		title += fmt.Sprintf("\nmissed (%s) %s/%s rv %s..%s\n%s", m.How, m.Namespace, m.Name, m.From, m.To, clean(m.Explain))
 	case st.Kind == KindEvent && len(st.Event.Diff) > 0:
