@@ -34,7 +34,8 @@ const browserWait = 3 * time.Minute
 // step comes at time 0 (as at --speed 0 on a fast machine); the same replay
 // with faults on the wall clock, backoffs and all; a run of 1,600 events
 // with stalls, gaps and diffs, too many to draw one by one; and the
-// watch-list replay (its initial events) at time 0.
+// watch-list replay (its initial events) at time 0; and a run that told
+// nothing.
 func TestTraceHTMLInBrowser(t *testing.T) {
 	chromium := findChromium(t)
 	dir := t.TempDir()
@@ -43,7 +44,7 @@ func TestTraceHTMLInBrowser(t *testing.T) {
 		path   string
 		events int
 	}{
-		{name: "lifecycle at time 0"}, {name: "lifecycle with faults"}, {name: "1,600 events"}, {name: "watch-list at time 0"},
+		{name: "lifecycle at time 0"}, {name: "lifecycle with faults"}, {name: "1,600 events"}, {name: "watch-list at time 0"}, {name: "an empty run"},
 	}
 	pages[0].path, pages[0].events = replayPage(t, dir, "lifecycle-0.html", "lifecycle", testEnv(newSyncBuffer(), newSyncBuffer()))
 	wallClock := testEnv(newSyncBuffer(), newSyncBuffer())
@@ -52,6 +53,7 @@ func TestTraceHTMLInBrowser(t *testing.T) {
 		"--fault", "500:on=list", "--fault", "cut:events=2,on=watch", "--fault", "gone-event:on=watch,nth=2", "--fault", "429:on=list,nth=3")
 	pages[2].path, pages[2].events = syntheticPage(t, dir, 1600)
 	pages[3].path, pages[3].events = replayPage(t, dir, "watch-list-0.html", "watch-list", testEnv(newSyncBuffer(), newSyncBuffer()))
+	pages[4].path, pages[4].events = syntheticPage(t, dir, 0)
 	for _, p := range pages {
 		for _, width := range []int{1600, 800} {
 			t.Run(fmt.Sprintf("%s at %dpx", p.name, width), func(t *testing.T) {
@@ -99,7 +101,7 @@ func replayPage(t *testing.T, dir, name, fixture string, env Env, faults ...stri
 // back-to-back backoffs, a relist, stalls, gaps and diffs.
 func syntheticPage(t *testing.T, dir string, n int) (string, int) {
 	t.Helper()
-	path := filepath.Join(dir, "synthetic.html")
+	path := filepath.Join(dir, fmt.Sprintf("synthetic-%d.html", n))
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
