@@ -22,6 +22,9 @@ func writeListing(b *bytes.Buffer, steps []Step) {
 	b.WriteString("<div class=\"listing\">\n")
 	open, openUntil := false, -1
 	var pre bytes.Buffer
+	// One text sink for the whole listing, which reads as the text trace
+	// does: every explanation in full.
+	text := Text(&pre, false)
 	flush := func() {
 		if pre.Len() > 0 {
 			b.WriteString("<pre>" + esc(pre.String()) + "</pre>")
@@ -34,7 +37,7 @@ func writeListing(b *bytes.Buffer, steps []Step) {
 			fmt.Fprintf(b, "<details data-req=\"%d\"><summary>%s</summary>", st.Req, esc(requestSummary(steps, i, last[st.Req])))
 			open, openUntil = true, last[st.Req]
 		}
-		writeTextStep(&pre, st)
+		_ = text.Step(st) // a bytes.Buffer does not fail
 		if open && i == openUntil {
 			flush()
 			b.WriteString("</details>\n")
@@ -46,11 +49,6 @@ func writeListing(b *bytes.Buffer, steps []Step) {
 		b.WriteString("</details>\n")
 	}
 	b.WriteString("</div>\n")
-}
-
-// writeTextStep writes st as the text trace does.
-func writeTextStep(w *bytes.Buffer, st Step) {
-	_ = Text(w, false).Step(st) // a bytes.Buffer does not fail
 }
 
 // requestSummary is a folded request's one line: its text line, then how it
