@@ -268,7 +268,7 @@ func TestStallMarks(t *testing.T) {
 	lanes := map[string]bool{}
 	for _, s := range stalls {
 		lanes[m.Lanes[s.Lane].Kind] = true
-		if s.Label != "stall: overdue" || s.Class != "overdue" || !strings.Contains(s.Title, "last bookmark 1m30s ago") {
+		if s.Label != "stall: overdue" || s.Class != "overdue" || !strings.Contains(s.Title, "1m30s") || !strings.Contains(s.Title, "a bookmark was due") {
 			t.Errorf("stall mark %+v", s)
 		}
 	}
