@@ -206,7 +206,9 @@
       var dense = k !== "backoff" && ms.length > geo.pw / DENSE_PX;
       if (dense) density(g, k, ms, y, h, X); else ms.forEach(function (m) { drawMark(g, m, y, h, X); });
       ms.forEach(function (m) {
-        if (m.x) band.add(X(m.u) + (m.k === "rv" ? 2 : 6), m.x, labelPrio(m), labelClass(m));
+        // Right of its mark, or else left of it (at the view's right edge).
+        var off = m.k === "rv" ? 2 : 6;
+        if (m.x) band.add(X(m.u) + off, m.x, labelPrio(m), labelClass(m), X(m.u) - off - m.x.length * charW);
       });
     });
   }
