@@ -253,3 +253,35 @@ func TestCommandLineMasksCredentials(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestTracePageMarksGaps: a replay whose watch ends in a 410 while a pod
+// is deleted relists, and the gap audit's miss is marked on the page: named
+// on the stalls and gaps lane, and on the pod's own lane.
+func TestTracePageMarksGaps(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "trace.html")
+	replayTrace(t, "lifecycle", "--trace-html", page, "--fault", "gone-event:on=watch,nth=2")
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := pageModelOf(t, doc)
+	var named, onPod bool
+	for _, mk := range m.Marks {
+		if mk.Kind != "missed" {
+			continue
+		}
+		switch l := m.Lanes[mk.Lane]; {
+		case l.Kind == "fixed" && mk.Label == "missed web-3":
+			named = true
+		case l.Kind == "pod" && l.Name == "shop/web-3":
+			onPod = true
+		}
+	}
+	if !named || !onPod {
+		t.Errorf("the miss of shop/web-3: named on the gaps lane %t, marked on its pod's lane %t", named, onPod)
+	}
+}

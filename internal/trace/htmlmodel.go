@@ -253,7 +253,8 @@ func pageTitle(st Step) string {
 	case st.Kind == KindMissed && st.Missed != nil && !told(st.Missed.Explain):
 		m := st.Missed
 		title += fmt.Sprintf("\nmissed (%s) %s/%s rv %s..%s\n%s", m.How, m.Namespace, m.Name, m.From, m.To, clean(m.Explain))
-	case st.Kind == KindEvent && len(st.Event.Diff) > 0:
+	case st.Kind == KindEvent && len(st.Event.Diff) > 0 && !told(st.Event.Diff[0].Path):
+		// Unless the text trace lists the changes already.
 		title += "\nchanged:" + diffText(st.Event.Diff)
 	}
 	return title
