@@ -17,6 +17,7 @@ build:
 # a short run of every fuzz target.
 test: lint cluster-bins fuzz-ci
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+test: chromium # the browser test's (mk/chromium.mk)
 
 # The quick loop: no race detector, cached results allowed, and -short, which
 # skips only the tests that need the real kube-apiserver and etcd (they never

@@ -31,6 +31,8 @@ type command struct {
 	fs      *flag.FlagSet
 	// aliases maps a short flag name to the long one it spells too.
 	aliases map[string]string
+	// args are the arguments parse was given, for the trace page's record.
+	args []string
 }
 
 func newCommand(name, summary string) *command {
@@ -50,6 +52,7 @@ func (c *command) alias(short, long string) {
 // does: "serve FIXTURE --addr A"); "--" ends the flags. It returns the
 // positional arguments. --help prints the usage to stdout and returns errHelp.
 func (c *command) parse(stdout io.Writer, args []string) ([]string, error) {
+	c.args = append([]string(nil), args...)
 	var pos []string
 	for {
 		if err := c.fs.Parse(args); err != nil {

@@ -132,7 +132,7 @@ func TestProxyTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Clients, one lane each", "c1: informer-b from 127.0.0.1", "c2: informer-a from 127.0.0.1"} {
+	for _, want := range []string{"clients, one lane each", "c1: informer-b from 127.0.0.1", "c2: informer-a from 127.0.0.1"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("the HTML page lacks %q", want)
 		}

@@ -33,6 +33,7 @@ func (e Env) replayWatch(ctx context.Context, c *command, f *watchFlags) error {
 	if err != nil {
 		return err
 	}
+	f.trace.run.Fixture, f.trace.run.Faults = replayRun(f).Fixture, replayRun(f).Faults
 	log := newLogger(e.Stderr, f.verbosity)
 	srv := fixture.NewServerWithOptions(rec, fixture.Options{Speed: f.speed, Faults: faults, Log: replayLog(log)})
 	if err := srv.Serves(p.namespace, p.fieldSelector, p.labelSelector); err != nil {

@@ -28,6 +28,9 @@ type traceFlags struct {
 	// stallAfter is how long a watch may be silent before the trace and
 	// the progress line tell it (trace.Options.StallAfter).
 	stallAfter time.Duration
+	// run is what the HTML page records of the run (its Date is set when
+	// the trace opens).
+	run trace.Run
 }
 
 func (f *traceFlags) register(c *command) {
@@ -38,7 +41,7 @@ func (f *traceFlags) register(c *command) {
 		" default: the terminal's width when the trace goes to a terminal, else $COLUMNS when set and the trace goes to stderr, else no wrapping")
 	fs.StringVar(&f.file, "trace-file", "", "write the trace to this `file` instead of stderr (implies --trace)")
 	fs.StringVar(&f.format, "trace-format", "text", "trace `format`: text (coloured on a terminal) or json (one object per line, schema in docs/TRACE.md)")
-	fs.StringVar(&f.html, "trace-html", "", "when the command ends, write a self-contained HTML page with an SVG timeline of the run to this `file`")
+	fs.StringVar(&f.html, "trace-html", "", "when the command ends, write a self-contained HTML page with a timeline of the run (pan and zoom) and what was run to this `file`")
 	fs.DurationVar(&f.stallAfter, "stall-after", trace.DefaultStallAfter, "tell a watch silent for this `duration` (no byte) in the trace and the progress line, with a verdict: quiet, overdue (a bookmark should have come) or dead (past its timeoutSeconds); 0 turns it off")
 }
 
@@ -64,6 +67,7 @@ func (f *traceFlags) check(c *command) error {
 	if f.stallAfter < 0 {
 		return usagef(c.name, "--stall-after %s: want a duration of 0 (off) or more", f.stallAfter)
 	}
+	f.run.Command = commandLine(c)
 	return nil
 }
 
@@ -119,7 +123,9 @@ func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error,
 		if err != nil {
 			return nil, nil, err
 		}
-		sinks = append(sinks, trace.HTML(fl))
+		run := f.run
+		run.Date = e.Now()
+		sinks = append(sinks, trace.HTMLRun(fl, run))
 	}
 	tr := trace.New(trace.Options{Sinks: sinks, Clock: e.Now, Proxy: f.proxy, StallAfter: f.stallAfter})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil

@@ -41,7 +41,7 @@ func TestProxyTraceTellsAsItComes(t *testing.T) {
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Clients, one lane each", "c1: informer-a from 127.0.0.1", "c2: informer-b from 127.0.0.1", "c1 #1 watch", "c2 #2 watch"} {
+	for _, want := range []string{"clients, one lane each", "c1: informer-a from 127.0.0.1", "c2: informer-b from 127.0.0.1", "c1 #1 watch", "c2 #2 watch"} {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("the page lacks %q", want)
 		}

@@ -11,8 +11,8 @@
 // store's pushes.
 // It orders what it hears as the client acts on it (see Tracer) and hands
 // each Step to its sinks: Text (for people; coloured on a terminal), JSON
-// (one object per line, for tools) and HTML (one self-contained page with an
-// SVG timeline, written when the Tracer is closed).
+// (one object per line, for tools) and HTML (one self-contained page with a
+// timeline that pans and zooms, written when the Tracer is closed).
 //
 // Credentials never reach a step: of an Authorization header only its scheme
 // is kept, cookies are masked, HTTP/2 header blocks are never decoded, and
