@@ -115,7 +115,7 @@ func (lw *ListWatch[T]) List(ctx context.Context, opts ListOptions) (*rest.List[
 	}
 	body := resp.Body
 	if stall := lw.listStall(); stall > 0 {
-		wd := newWatchdogBody(body, where, stall)
+		wd := newWatchdogBody(body, where, stall, lw.Client.Clock())
 		wd.list = true
 		body = wd
 	}
@@ -159,7 +159,7 @@ func (lw *ListWatch[T]) Watch(ctx context.Context, opts WatchOptions) (watch.Int
 	}
 	body := resp.Body
 	if grace := lw.stallGrace(); opts.TimeoutSeconds > 0 && grace >= 0 {
-		body = newWatchdogBody(body, where, time.Duration(opts.TimeoutSeconds)*time.Second+grace)
+		body = newWatchdogBody(body, where, time.Duration(opts.TimeoutSeconds)*time.Second+grace, lw.Client.Clock())
 	}
 	dopts := lw.Decoder
 	dopts.ContentType = lw.Client.ContentType()
@@ -189,4 +189,19 @@ func (lw *ListWatch[T]) stallGrace() time.Duration {
 		return DefaultStallGrace
 	}
 	return lw.StallGrace
+}
+
+// Clock is the clock of lw's client (rest.Config.Clock): its watchdogs run
+// on it, and a Reflector over lw times its waits on it unless told another.
+func (lw *ListWatch[T]) Clock() rest.Clock { return lw.Client.Clock() }
+
+// clockOf is the clock a ListerWatcher runs on, when it says; else the wall
+// clock.
+func clockOf[T any](lw ListerWatcher[T]) rest.Clock {
+	if c, ok := lw.(interface{ Clock() rest.Clock }); ok {
+		if clock := c.Clock(); clock != nil {
+			return clock
+		}
+	}
+	return rest.WallClock
 }

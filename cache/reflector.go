@@ -41,7 +41,9 @@ type ReflectorOptions struct {
 	// clients started together do not all reconnect together. Default 5m.
 	MinWatchTimeout time.Duration
 	Backoff         Backoff
-	// Clock drives waits; tests inject one. Default: the real clock.
+	// Clock drives waits; tests and replays inject one. Default: the
+	// ListerWatcher's client's clock when it has one (a ListWatch), else
+	// the wall clock.
 	Clock Clock
 	// Rand returns numbers in [0, 1) for jitter; default math/rand/v2.
 	Rand func() float64
@@ -62,17 +64,10 @@ type ReflectorOptions struct {
 	GiveUp func(error) bool
 }
 
-// Clock is the time source of a Reflector.
-type Clock interface {
-	Now() time.Time
-	// After returns a channel that receives after d.
-	After(d time.Duration) <-chan time.Time
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time                         { return time.Now() }
-func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+// Clock is the time source of a Reflector: rest's, the one the client's own
+// waits run on. The reflector's backoffs are waits (After); its deadline for
+// a watch list's closing bookmark is a guard (rest.AfterFunc).
+type Clock = rest.Clock
 
 // DefaultWatchListTimeout is the default ReflectorOptions.WatchListTimeout:
 // ample for a watch cache to stream tens of thousands of objects, short
@@ -121,7 +116,7 @@ type Reflector[T meta.Object] struct {
 // NewReflector returns a reflector that fills store from lw.
 func NewReflector[T meta.Object](lw ListerWatcher[T], store Store[T], opts ReflectorOptions) *Reflector[T] {
 	if opts.Clock == nil {
-		opts.Clock = realClock{}
+		opts.Clock = clockOf(lw)
 	}
 	if opts.Rand == nil {
 		opts.Rand = rand.Float64

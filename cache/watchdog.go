@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/podwatch/podwatch/rest"
 )
 
 // DefaultStallGrace is how much longer than its timeoutSeconds a watch may stay
@@ -49,15 +51,22 @@ type watchdogBody struct {
 	cerr    error
 
 	mu     sync.Mutex // guards timer against a Reset after Close
-	timer  *time.Timer
+	timer  rest.Timer
 	closed bool
 }
 
 // newWatchdogBody starts the timer at once: the silence counts from the response
 // headers. The caller must Close the result.
-func newWatchdogBody(body io.ReadCloser, where string, limit time.Duration) *watchdogBody {
+//
+// The timer is a guard on clock, the client's (nil: the wall clock). In a
+// replay the silence is the replay's time: at speed S a limit of d fires
+// after d/S, and at speed 0 (a virtual clock) once waits on that clock
+// (a stall fault's pause, say) have moved it past the limit, or, should
+// the server die and nothing move it, after d of wall time, the backstop
+// the replay's clock keeps under every guard.
+func newWatchdogBody(body io.ReadCloser, where string, limit time.Duration, clock rest.Clock) *watchdogBody {
 	b := &watchdogBody{body: body, where: where, limit: limit}
-	b.timer = time.AfterFunc(limit, b.fire)
+	b.timer = rest.AfterFunc(clock, limit, b.fire)
 	return b
 }
 

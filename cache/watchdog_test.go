@@ -29,7 +29,7 @@ func (c *closeRecorder) Close() error {
 func TestWatchdogBodyEndsASilentRead(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	b := newWatchdogBody(pr, "/api/v1/pods?watch=true", 10*time.Millisecond)
+	b := newWatchdogBody(pr, "/api/v1/pods?watch=true", 10*time.Millisecond, nil)
 	defer b.Close()
 	got := make(chan error, 1)
 	go func() {
@@ -64,7 +64,7 @@ func TestWatchdogBodyCloseStopsTheTimer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body := &closeRecorder{Reader: strings.NewReader("data"), closed: make(chan struct{})}
-			b := newWatchdogBody(body, "w", time.Hour)
+			b := newWatchdogBody(body, "w", time.Hour, nil)
 			if err := b.Close(); err != nil {
 				t.Fatalf("Close: %v", err)
 			}

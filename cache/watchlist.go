@@ -73,7 +73,10 @@ func (r *Reflector[T]) fallbackCause(err error) FallbackCause {
 func (r *Reflector[T]) streamInitial(ctx context.Context) (watch.Interface[T], error) {
 	rv, _ := r.listRV()
 	r.observe(Step{Kind: StepWatchList, ResourceVersion: rv, Match: MatchNotOlderThan})
-	deadline := r.opts.Clock.After(r.opts.WatchListTimeout)
+	// A guard, not a wait: on a virtual clock it must not pass at once.
+	deadline := make(chan struct{})
+	guard := rest.AfterFunc(r.opts.Clock, r.opts.WatchListTimeout, func() { close(deadline) })
+	defer guard.Stop()
 	w, err := r.lw.Watch(ctx, WatchOptions{
 		ResourceVersion: rv, ResourceVersionMatch: MatchNotOlderThan,
 		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
@@ -100,7 +103,7 @@ func (r *Reflector[T]) streamInitial(ctx context.Context) (watch.Interface[T], e
 
 // initialEvents gathers w's initial objects until the bookmark that ends
 // them, and returns them with that bookmark's resourceVersion.
-func (r *Reflector[T]) initialEvents(ctx context.Context, w watch.Interface[T], deadline <-chan time.Time) ([]T, string, error) {
+func (r *Reflector[T]) initialEvents(ctx context.Context, w watch.Interface[T], deadline <-chan struct{}) ([]T, string, error) {
 	var items []T
 	for {
 		var ev watch.Event[T]

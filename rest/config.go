@@ -98,6 +98,14 @@ type Config struct {
 	// a server that accepts the connection and then says nothing is dead).
 	// Zero means 60s; negative means no bound.
 	ResponseHeaderTimeout time.Duration
+	// Clock times the client's own waits and guards: the wait before a retry
+	// (Retry-After), Timeout and the wait for headers under it; nil is the
+	// wall clock. A replay passes the clock its server runs on, so that the
+	// client's waits keep the recording's pace (see Clock). What the
+	// transport times itself (ResponseHeaderTimeout, the HTTP/2 pings,
+	// dialing) stays on the wall clock: it guards the connection on this
+	// machine, and a healthy run never waits on it.
+	Clock Clock
 }
 
 const defaultMaxRetries = 5
@@ -111,6 +119,7 @@ type Client struct {
 	timeout     time.Duration
 	maxRetries  int
 	contentType string
+	clock       Clock
 	// sleep waits d or until ctx ends; tests replace it to keep retries fast.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -151,8 +160,9 @@ func NewClient(cfg Config) (*Client, error) {
 		timeout:     cfg.Timeout,
 		maxRetries:  cfg.MaxRetries,
 		contentType: contentType,
-		sleep:       sleepCtx,
+		clock:       clockOrWall(cfg.Clock),
 	}
+	c.sleep = func(ctx context.Context, d time.Duration) error { return sleepOn(ctx, c.clock, d) }
 	if c.userAgent == "" {
 		c.userAgent = fmt.Sprintf("podwatch/dev (%s/%s)", runtime.GOOS, runtime.GOARCH)
 	}
@@ -164,6 +174,10 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	return c, nil
 }
+
+// Clock is the clock the client times its waits and guards on
+// (Config.Clock), for what is built on it (cache.ListWatch's watchdog).
+func (c *Client) Clock() Clock { return c.clock }
 
 // Host returns a copy of the server's base URL.
 func (c *Client) Host() *url.URL {

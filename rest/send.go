@@ -48,7 +48,7 @@ func (r *Request) stream(ctx context.Context, headerTimeout time.Duration) (*htt
 func (r *Request) Do(ctx context.Context) ([]byte, error) {
 	if !r.isWatch() && r.c.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.c.timeout)
+		ctx, cancel = withTimeout(ctx, r.c.clock, r.c.timeout)
 		defer cancel()
 	}
 	// ctx already bounds the whole call; no separate wait for headers.
@@ -105,19 +105,11 @@ func retryWait(se *StatusError) (time.Duration, bool) {
 	return 0, false
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // send makes one attempt. headerTimeout, when positive, cancels the attempt unless
-// response headers arrive in time.
+// response headers arrive in time: a guard on the client's clock. On a
+// virtual clock (a replay at speed 0) it fires once the replay's time has
+// passed it, and the replay's clock backs every guard with the wall clock,
+// so a server that never answers is still given up on.
 func (r *Request) send(ctx context.Context, headerTimeout time.Duration) (*http.Response, error) {
 	u := r.URL()
 	where := r.verb + " " + u.String()
@@ -126,9 +118,9 @@ func (r *Request) send(ctx context.Context, headerTimeout time.Duration) (*http.
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	var timer *time.Timer
+	var timer Timer
 	if headerTimeout > 0 {
-		timer = time.AfterFunc(headerTimeout, func() { cancel(errHeaderTimeout) })
+		timer = AfterFunc(r.c.clock, headerTimeout, func() { cancel(errHeaderTimeout) })
 	}
 	// The one place a request gets its context.
 	req, err := http.NewRequestWithContext(ctx, r.verb, u.String(), bodyReader(r.body))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/term"
+	"github.com/podwatch/podwatch/rest"
 )
 
 // Exit statuses.
@@ -32,6 +33,10 @@ type Env struct {
 	// StderrIsTerminal says whether progress may be drawn on Stderr. Default:
 	// Stderr is an *os.File on a terminal.
 	StderrIsTerminal func() bool
+	// Wall is the wall clock a replay's clock runs over (watch --replay);
+	// tests record through it what a replay asks of the wall clock.
+	// Default rest.WallClock.
+	Wall rest.TimerClock
 }
 
 // Main runs the command line args (without the program name) with the real
@@ -82,6 +87,9 @@ func (e Env) withDefaults() Env {
 	}
 	if e.Hostname == nil {
 		e.Hostname = os.Hostname
+	}
+	if e.Wall == nil {
+		e.Wall = rest.WallClock
 	}
 	if e.StderrIsTerminal == nil {
 		w := e.Stderr

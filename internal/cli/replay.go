@@ -14,6 +14,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/apiwire"
 	"github.com/podwatch/podwatch/internal/fixture"
+	"github.com/podwatch/podwatch/internal/replayclock"
 	"github.com/podwatch/podwatch/rest"
 )
 
@@ -35,7 +36,11 @@ func (e Env) replayWatch(ctx context.Context, c *command, f *watchFlags) error {
 	}
 	f.trace.run.Fixture, f.trace.run.Faults = replayRun(f).Fixture, replayRun(f).Faults
 	log := newLogger(e.Stderr, f.verbosity)
-	srv := fixture.NewServerWithOptions(rec, fixture.Options{Speed: f.speed, Faults: faults, Log: replayLog(log)})
+	// One clock for the replay: the server's recorded time, the client's
+	// waits and guards, and the trace's timestamps. At speed 0 it is
+	// virtual, and nothing waits on the wall clock.
+	clock := replayclock.ForSpeed(f.speed, e.Wall)
+	srv := fixture.NewServerWithOptions(rec, fixture.Options{Speed: f.speed, Faults: faults, Log: replayLog(log), Clock: clock})
 	if err := srv.Serves(p.namespace, p.fieldSelector, p.labelSelector); err != nil {
 		return usagef(c.name, "--replay %s: %v", f.replay, err)
 	}
@@ -45,9 +50,9 @@ func (e Env) replayWatch(ctx context.Context, c *command, f *watchFlags) error {
 		return err
 	}
 	defer fs.close()
-	cfg := rest.Config{Host: fs.url(), UserAgent: userAgent(), TLS: rest.TLSConfig{CAData: fs.caPEM}}
+	cfg := rest.Config{Host: fs.url(), UserAgent: userAgent(), TLS: rest.TLSConfig{CAData: fs.caPEM}, Clock: clock}
 	return e.runSession(ctx, f, p, cfg, sessionExtras{monitor: mon, played: srv.Done(), misses: srv.Misses,
-		ledger: recordingLedger{srv}})
+		ledger: recordingLedger{srv}, clock: clock})
 }
 
 // fixtureServer is an http.Server on its own listener, with the goroutines

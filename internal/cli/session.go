@@ -35,6 +35,7 @@ type session struct {
 	prog    *progress       // nil unless stderr is a terminal
 	monitor *replayMonitor  // nil unless replaying
 	played  <-chan struct{} // the fixture server's Done, with monitor
+	clock   rest.Clock      // the replay's, with monitor; nil: the wall clock
 	trace   trace.Instrument[*api.Pod]
 
 	api        *source.API        // nil with --events
@@ -128,6 +129,7 @@ func (s *session) reflectorOptions() cache.ReflectorOptions {
 		PageSize:         s.plan.chunkSize,
 		Observe:          s.observe,
 		GiveUp:           rest.NeedsConfigChange,
+		Clock:            s.clock,
 	}
 	if s.monitor != nil {
 		// A replay is reproducible: its jitter (watch timeouts, backoffs)

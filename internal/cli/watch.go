@@ -52,13 +52,20 @@ type sessionExtras struct {
 	misses  func() []string
 	// ledger tells the trace's gap audit what a replay's recording knows.
 	ledger trace.Ledger
+	// clock is the replay's (nil: the wall clock): the reflector's waits
+	// and the trace's timestamps run on it, as the client's (cfg.Clock).
+	clock rest.Clock
 }
 
 // runSession builds the client and the session for p and runs it.
 func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg rest.Config, x sessionExtras) (err error) {
 	cfg.ContentType = f.restContentType()
 	log := newLogger(e.Stderr, f.verbosity)
-	tr, closeTrace, err := f.trace.openTrace(e, log)
+	te := e
+	if x.clock != nil {
+		te.Now = x.clock.Now // the trace's timestamps: the replay's time
+	}
+	tr, closeTrace, err := f.trace.openTrace(te, log)
 	if err != nil {
 		return err
 	}
@@ -90,7 +97,7 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 		tr.Begin(client.Host().Redacted(), p.describe())
 	}
 	s := &session{
-		env: e, flags: f, plan: p, log: log, prog: prog, monitor: x.monitor, trace: in,
+		env: e, flags: f, plan: p, log: log, prog: prog, monitor: x.monitor, trace: in, clock: x.clock,
 		out: newPrinter(e.Stdout, f.output), closing: &closingSteps{Instrument: in},
 	}
 	if prog != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/apiwire"
+	"github.com/podwatch/podwatch/rest"
 )
 
 // ErrCut says a stream fault has cut the connection: the handler must stop
@@ -34,12 +35,21 @@ type Writer struct {
 	struck  bool   // the fault has happened; later writes pass through (stall, drip) or fail
 	held    []byte // half-event: the next event, gathered until it is whole
 	done    error  // ErrCut or ErrEnded once the body is over
+	clock   rest.Clock
 }
 
 // NewWriter wraps w for the stream fault f. A whole-answer kind passes
 // everything through untouched (Answer handles those).
 func NewWriter(ctx context.Context, w http.ResponseWriter, f Fault) *Writer {
 	return &Writer{ctx: ctx, w: w, f: f, struck: f.Kind.Whole()}
+}
+
+// WithClock makes the pauses of a stall or a drip waits on c (the wall
+// clock unless told): a replay's clock, on which they keep the recording's
+// pace, and at speed 0 pass at once, moving the replay's time on by as much.
+func (w *Writer) WithClock(c rest.Clock) *Writer {
+	w.clock = c
+	return w
 }
 
 // Struck reports whether the fault has happened.
@@ -197,10 +207,15 @@ func (w *Writer) oversized() error {
 }
 
 func (w *Writer) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
+	if w.ctx.Err() != nil {
+		return false
+	}
+	clock := w.clock
+	if clock == nil {
+		clock = rest.WallClock
+	}
 	select {
-	case <-t.C:
+	case <-clock.After(d):
 		return true
 	case <-w.ctx.Done():
 		return false
