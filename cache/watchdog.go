@@ -60,10 +60,10 @@ type watchdogBody struct {
 //
 // The timer is a guard on clock, the client's (nil: the wall clock). In a
 // replay the silence is the replay's time: at speed S a limit of d fires
-// after d/S, and at speed 0 (a virtual clock) once waits on that clock
-// (a stall fault's pause, say) have moved it past the limit, or, should
-// the server die and nothing move it, after d of wall time, the backstop
-// the replay's clock keeps under every guard.
+// after d/S. At speed 0 (a virtual clock) only the client's own waits move
+// that time, and none happens while it reads a body, so the watchdog
+// fires by the backstop the replay's clock keeps under every guard: after
+// d of wall time, for a server that really went silent.
 func newWatchdogBody(body io.ReadCloser, where string, limit time.Duration, clock rest.Clock) *watchdogBody {
 	b := &watchdogBody{body: body, where: where, limit: limit}
 	b.timer = rest.AfterFunc(clock, limit, b.fire)

@@ -45,8 +45,8 @@ func NewWriter(ctx context.Context, w http.ResponseWriter, f Fault) *Writer {
 }
 
 // WithClock makes the pauses of a stall or a drip waits on c (the wall
-// clock unless told): a replay's clock, on which they keep the recording's
-// pace, and at speed 0 pass at once, moving the replay's time on by as much.
+// clock unless told): a replay's clock, on which they keep the replay's
+// pace.
 func (w *Writer) WithClock(c rest.Clock) *Writer {
 	w.clock = c
 	return w
