@@ -68,10 +68,10 @@ func clockOrWall(c Clock) Clock {
 	return c
 }
 
-// AfterFunc arms a guard on c (nil: the wall clock): f is called on its own
-// goroutine once d has passed on c, unless the Timer is stopped first. A
+// AfterFunc arms a guard on c (nil: the wall clock): f is called once d
+// has passed on c, unless the Timer is stopped first; it must not block. A
 // TimerClock arms it itself; for any other Clock a goroutine waits on
-// c.After and ends when the guard fires or is stopped.
+// c.After, calls f, and ends when the guard fires or is stopped.
 func AfterFunc(c Clock, d time.Duration, f func()) Timer {
 	c = clockOrWall(c)
 	if tc, ok := c.(TimerClock); ok {

@@ -11,4 +11,8 @@
 // item transcoded (package protowire) to the JSON the DecodeFunc reads, or,
 // with DecodeListContentWith and a meta.ProtobufDecodeFunc, decoded from its
 // protobuf message.
+//
+// Config.Clock (a Clock; WallClock by default) times the client's waits and
+// guards; cache's reflector and watchdog run on the same one, so a replay
+// can run a whole client on its own time.
 package rest
