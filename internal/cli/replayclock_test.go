@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/fixture"
 	"github.com/podwatch/podwatch/internal/replayclock"
 	"github.com/podwatch/podwatch/rest"
 )
@@ -182,5 +183,41 @@ func TestReplayAtSpeedZeroTracesAlike(t *testing.T) {
 	}
 	if diff := cmp.Diff(traces[0], traces[1]); diff != "" {
 		t.Fatalf("two replays at speed 0 traced differently (-first +second):\n%s", diff)
+	}
+}
+
+// TestReplayServerPacesOnTheClock replays lifecycle cleanly at --speed 20:
+// beside the client's backoffs, the fixture server's waits for each recorded
+// moment are asked of the same clock, each scaled down to within the
+// recording's length divided by 20.
+func TestReplayServerPacesOnTheClock(t *testing.T) {
+	isolate(t)
+	const speed = 20
+	rec, err := fixture.Load(lifecycleFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var length time.Duration
+	for _, ex := range rec.Exchanges {
+		length = max(length, time.Duration(ex.Request.At+ex.Response.End))
+	}
+	wall := replayclock.NewRecorder(rest.WallClock)
+	file := filepath.Join(t.TempDir(), "trace.json")
+	runOnWall(t, wall, "watch", "--replay", lifecycleFixture, "--speed", "20", "--trace-file", file, "--trace-format", "json")
+	server := wall.Waits()
+	for _, b := range readTiming(t, file).backoffs {
+		i := slices.IndexFunc(server, func(a time.Duration) bool { return near(a*speed, b, speed) })
+		if i < 0 {
+			t.Fatalf("the backoff of %v was not asked of the wall clock as %v; asked %v", b, b/speed, wall.Waits())
+		}
+		server = slices.Delete(server, i, i+1)
+	}
+	if len(server) == 0 {
+		t.Fatalf("the fixture server asked the replay's clock for no wait; asked %v", wall.Waits())
+	}
+	for _, w := range server {
+		if w > length/speed {
+			t.Fatalf("the fixture server waited %v on the wall clock, longer than the recording's %v at speed %d", w, length, speed)
+		}
 	}
 }
