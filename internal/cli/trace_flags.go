@@ -31,6 +31,9 @@ type traceFlags struct {
 	// run is what the HTML page records of the run (its Date is set when
 	// the trace opens).
 	run trace.Run
+	// clock stamps the steps (trace.Options.Clock): a replay's own clock;
+	// nil is Env.Now.
+	clock func() time.Time
 }
 
 func (f *traceFlags) register(c *command) {
@@ -127,7 +130,11 @@ func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error,
 		run.Date = e.Now()
 		sinks = append(sinks, trace.HTMLRun(fl, run))
 	}
-	tr := trace.New(trace.Options{Sinks: sinks, Clock: e.Now, Proxy: f.proxy, StallAfter: f.stallAfter})
+	clock := e.Now
+	if f.clock != nil {
+		clock = f.clock
+	}
+	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Proxy: f.proxy, StallAfter: f.stallAfter})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
 }
 

@@ -61,11 +61,10 @@ type sessionExtras struct {
 func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg rest.Config, x sessionExtras) (err error) {
 	cfg.ContentType = f.restContentType()
 	log := newLogger(e.Stderr, f.verbosity)
-	te := e
 	if x.clock != nil {
-		te.Now = x.clock.Now // the trace's timestamps: the replay's time
+		f.trace.clock = x.clock.Now // the trace's timestamps: the replay's time
 	}
-	tr, closeTrace, err := f.trace.openTrace(te, log)
+	tr, closeTrace, err := f.trace.openTrace(e, log)
 	if err != nil {
 		return err
 	}
