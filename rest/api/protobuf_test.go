@@ -190,6 +190,82 @@ func TestProtobufPodErrors(t *testing.T) {
 	}
 }
 
+// A corrupted field the pod does not model, deep in a kept run, is still
+// refused when the pod is decoded, with the error and offset transcoding
+// the whole pod gives: kept runs are checked by a walk that writes nothing,
+// and where it finds a fault the Transcoder names it.
+func TestProtobufPodKeptFieldErrorsAtTheirOffset(t *testing.T) {
+	raw := readRealPodProtobuf(t).Raw
+	find := func(b []byte, sub string) int {
+		i := bytes.Index(b, []byte(sub))
+		if i < 0 {
+			t.Fatalf("the recorded pod has no %q", sub)
+		}
+		return i
+	}
+	for _, tc := range []struct {
+		name string
+		// edit corrupts the pod and returns the offset of the byte at fault.
+		edit func([]byte) int64
+	}{
+		{"a container's string given as a varint", func(b []byte) int64 {
+			i := find(b, "\x6a\x14/dev/termination-log") // terminationMessagePath (13)
+			b[i] = 13 << 3                               // now a varint: 0x14, then '/' reads as a key of wire type 7
+			return int64(i + 2)
+		}},
+		{"a condition's time with seconds of the wrong wire type", func(b []byte) int64 {
+			i := find(b, "\x0a\x19PodReadyToStartContainers") // a status condition's type
+			for j := i; j < len(b)-2; j++ {
+				if b[j] == 4<<3|2 && b[j+2] == 1<<3 { // lastTransitionTime {1 seconds}
+					b[j+2] = 1<<3 | 1
+					return int64(j + 3)
+				}
+			}
+			t.Fatal("no condition time found")
+			return 0
+		}},
+		{"a managedFields entry's malformed field set", func(b []byte) int64 {
+			i := find(b, `{"f:metadata"`)
+			b[i] = '['
+			return int64(i + len(`{"f:metadata"`))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := bytes.Clone(raw)
+			at := tc.edit(b)
+			_, err := DecodePodProtobuf(meta.TypeMeta{}, b)
+			podMsg, _ := protowire.Root("Pod")
+			var tr protowire.Transcoder
+			_, want := tr.Message(podMsg, b, 0)
+			if err == nil || want == nil {
+				t.Fatalf("decode: %v, transcode: %v; want both to fail", err, want)
+			}
+			got := errOffset(t, err)
+			if w := errOffset(t, want); got != w {
+				t.Fatalf("decode fails at byte %d (%v), the Transcoder at %d (%v)", got, err, w, want)
+			}
+			if got != at {
+				t.Fatalf("error at byte %d (%v), want %d", got, err, at)
+			}
+		})
+	}
+}
+
+// errOffset is the offset of a protobuf or embedded JSON syntax error.
+func errOffset(t *testing.T, err error) int64 {
+	t.Helper()
+	var se *protowire.SyntaxError
+	if errors.As(err, &se) {
+		return se.Offset
+	}
+	var je *jsonx.SyntaxError
+	if errors.As(err, &je) {
+		return je.Offset
+	}
+	t.Fatalf("got %v, want a *protowire.SyntaxError or *jsonx.SyntaxError", err)
+	return 0
+}
+
 func BenchmarkDecodeRealPodProtobuf(b *testing.B) {
 	u := readRealPodProtobuf(b)
 	tm := meta.TypeMeta{Kind: u.Kind, APIVersion: u.APIVersion}

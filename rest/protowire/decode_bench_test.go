@@ -12,7 +12,7 @@ import (
 // BenchmarkDecodePod reads the recorded pod straight from the wire:
 // "repeated" as a pod whose kept runs equal those of pods read before (a
 // replica, the next version of a pod), "first sight" as one unlike any
-// before, each of its kept runs checked by transcoding it.
+// before, each of its kept runs checked (walked).
 func BenchmarkDecodePod(b *testing.B) {
 	pb, err := os.ReadFile("testdata/pod.pb")
 	if err != nil {

@@ -21,9 +21,12 @@
 // transcoding: a Model names the fields the type reads itself, and a Reader
 // hands those to the type and keeps the others in their wire form, in a
 // jsonx.Extra through the Model's jsonx.Encoding. Kept fields are checked when
-// read by the same transcoding that writes them as JSON when the object is
-// written, which therefore cannot fail; a large kept run equal to one kept
-// before is shared with it (jsonx.Share), and so needs no second check.
+// read, by a walk of the schema that writes nothing and follows the rules of
+// the transcoding that writes them as JSON when the object is written, which
+// therefore cannot fail (walk.go; where the walk cannot tell, the run is
+// transcoded, which also names a fault and its offset); a large kept run
+// equal to one kept before is shared with it (jsonx.Share), and so needs no
+// second check.
 //
 // The schema that drives the transcoding (schema_gen.go) is generated from the
 // Go types of k8s.io/api by podwatch's schema generator, a module of its own

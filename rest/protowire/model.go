@@ -105,8 +105,8 @@ func (md *Model) isApart(num int32) bool { return num < 64 && md.apart&(1<<num) 
 var writers = sync.Pool{New: func() any { return &Transcoder{Limit: math.MaxInt} }}
 
 // write writes the kept runs of one object as JSON members on o. The runs
-// were checked when they were kept, by the same transcoding (see
-// Reader.Check), so it cannot fail; if it somehow did, what was written of
+// were checked against this transcoding's rules when they were kept (see
+// runChecker.Check), so it cannot fail; if it somehow did, what was written of
 // the member at fault stands, and the object's JSON is malformed.
 func (md *Model) write(o *jsonx.ObjectWriter, runs []jsonx.Field) {
 	t := writers.Get().(*Transcoder)

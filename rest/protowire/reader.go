@@ -14,8 +14,8 @@ import (
 // fields (see Model): Message calls back for each modelled field, whose value
 // the callback reads with String, Int64, Time and the like, and keeps every
 // other field in its wire form in the type's jsonx.Extra, after checking it
-// against the schema as transcoding it to JSON would. Nothing is transcoded
-// while reading.
+// against the schema as transcoding it to JSON would (a walk that writes
+// nothing, walk.go). Nothing is transcoded while reading valid input.
 //
 // The first error stops the Reader; Err then returns a *SyntaxError (or a
 // *TooLargeError, for kept fields whose JSON would be over Limit) at the
@@ -43,8 +43,10 @@ type Reader struct {
 	scratch  []byte     // a kept run made of several spans
 	arena    []byte     // strings and small kept runs of this input
 
-	checker    *Transcoder // checks kept runs, made on first use
-	checkSpans []keptSpan  // the run runChecker checks
+	walker     *walker     // checks kept runs, made on first use
+	checker    *Transcoder // tells what is wrong with a run the walk doubts
+	checkRun   []byte      // the run runChecker checks: its bytes,
+	checkSpans []keptSpan  // and where they are in the input
 	checkWith  *Model
 }
 
@@ -60,7 +62,7 @@ type keptSpan struct {
 // read before stay valid: they are never written again.
 func (r *Reader) Reset(data []byte, base int64) {
 	*r = Reader{Limit: r.Limit, data: data, base: base, spans: r.spans[:0], together: r.together[:0],
-		scratch: r.scratch[:0], checker: r.checker}
+		scratch: r.scratch[:0], walker: r.walker, checker: r.checker}
 }
 
 // Err returns the first error met, or nil.
@@ -373,7 +375,7 @@ func (r *Reader) keep(m *Model, extra *jsonx.Extra, spans []keptSpan) {
 // checked. A large run equal to one kept before is shared with it, and so
 // needs no second check.
 func (r *Reader) keepRun(m *Model, extra *jsonx.Extra, run []byte, spans []keptSpan) {
-	r.checkSpans, r.checkWith = spans, m
+	r.checkRun, r.checkSpans, r.checkWith = run, spans, m
 	var kept []byte
 	var err error
 	if !memoChecks {
@@ -406,10 +408,27 @@ var memoChecks = true
 // runChecker checks the run a Reader is about to keep.
 type runChecker Reader
 
-// Check transcodes the run, at its offsets in the input, and discards the
+// Check checks the run by walking it (walk.go), and where the walk cannot
+// tell, by transcoding it at its offsets in the input and discarding the
 // JSON: what writing the kept run later does (Model.write), so a run that
-// passes cannot fail then.
+// passes cannot fail then, and a run that fails has the Transcoder's error.
 func (c *runChecker) Check() error {
+	r := (*Reader)(c)
+	if r.walker == nil {
+		r.walker = new(walker)
+	}
+	limit := r.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	if r.walker.walkRun(r.checkWith.msg, r.checkRun, limit) == valid {
+		return nil
+	}
+	return c.transcode()
+}
+
+// transcode checks the run by transcoding it.
+func (c *runChecker) transcode() error {
 	r := (*Reader)(c)
 	if r.checker == nil {
 		r.checker = &Transcoder{}
