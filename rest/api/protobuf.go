@@ -11,10 +11,15 @@ import (
 // What Pod and its parts model of the protobuf schema's messages; the other
 // fields are kept in their wire form (protowire.Model).
 var (
-	podMessage, _   = protowire.Root("Pod")
-	podModel        = protowire.NewModel(podMessage, "metadata", "spec", "status")
-	specModel       = protowire.NewModel(podMessage.Elem("spec"), "containers", "nodeName", "tolerations")
-	containerModel  = protowire.NewModel(specModel.Elem("containers"), "name", "image")
+	podMessage, _ = protowire.Root("Pod")
+	podModel      = protowire.NewModel(podMessage, "metadata", "spec", "status")
+	// Volumes and volume mounts are kept each as a run of its own: replicas
+	// of a template differ in one of them (the service account token's
+	// volume, named per pod), and kept apart it does not make the rest of
+	// the spec, or of the container, a run no other replica shares.
+	specModel = protowire.NewModel(podMessage.Elem("spec"), "containers", "nodeName", "tolerations").
+			Apart("volumes")
+	containerModel  = protowire.NewModel(specModel.Elem("containers"), "name", "image").Apart("volumeMounts")
 	tolerationModel = protowire.NewModel(specModel.Elem("tolerations"),
 		"key", "operator", "value", "effect", "tolerationSeconds")
 	statusModel = protowire.NewModel(podMessage.Elem("status"), "phase", "hostIP", "podIP")
