@@ -42,6 +42,9 @@ type Reader struct {
 	together []keptSpan // the spans of one message kept as one run
 	scratch  []byte     // a kept run made of several spans
 	arena    []byte     // strings and small kept runs of this input
+	// held is how much the arena took for this input; hint, for the last,
+	// sizes the first chunk for the next: pods of one cluster are alike.
+	held, hint int
 
 	walker     *walker     // checks kept runs, made on first use
 	checker    *Transcoder // tells what is wrong with a run the walk doubts
@@ -61,8 +64,14 @@ type keptSpan struct {
 // errors are reported in, keeping its scratch space. Strings and kept values
 // read before stay valid: they are never written again.
 func (r *Reader) Reset(data []byte, base int64) {
+	hint := r.hint
+	if r.held > 0 {
+		// Bounded: one large input must not make every later one hold a
+		// large chunk.
+		hint = min(r.held, maxArenaHint)
+	}
 	*r = Reader{Limit: r.Limit, data: data, base: base, spans: r.spans[:0], together: r.together[:0],
-		scratch: r.scratch[:0], walker: r.walker, checker: r.checker}
+		scratch: r.scratch[:0], walker: r.walker, checker: r.checker, hint: hint}
 }
 
 // Err returns the first error met, or nil.
@@ -327,16 +336,26 @@ func (r *Reader) MapEntry(m map[string]string) map[string]string {
 	return m
 }
 
-// arenaChunk is the size of the arena's first chunk: a pod's strings and
-// small kept runs take a few hundred bytes.
+// arenaChunk is the least size of a chunk of the arena: a pod's strings and
+// small kept runs take about a kilobyte.
 const arenaChunk = 512
 
+// maxArenaHint bounds the first chunk an input's arena is given.
+const maxArenaHint = 4 << 10
+
 // hold copies v into the arena. A full chunk is left as it is, for what
-// points into it, and a new one begun.
+// points into it, and a new one begun. The first is as large as the last
+// input's arena was, so a store of pods holds about one chunk a pod, filled,
+// where chunks doubling from a small one left a third of them empty.
 func (r *Reader) hold(v []byte) []byte {
 	if cap(r.arena)-len(r.arena) < len(v) {
-		r.arena = make([]byte, 0, max(arenaChunk, 2*cap(r.arena), len(v)))
+		size := arenaChunk
+		if r.arena == nil {
+			size = r.hint
+		}
+		r.arena = make([]byte, 0, max(size, arenaChunk, len(v)))
 	}
+	r.held += len(v)
 	start := len(r.arena)
 	r.arena = append(r.arena, v...)
 	return r.arena[start:len(r.arena):len(r.arena)]
