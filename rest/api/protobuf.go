@@ -98,7 +98,7 @@ func (ps *PodSpec) ReadProtobuf(r *protowire.Reader) {
 			ps.Containers = append(ps.Containers, Container{})
 			ps.Containers[len(ps.Containers)-1].ReadProtobuf(r)
 		case pbNodeName:
-			ps.NodeName = r.String()
+			ps.NodeName = r.RecurringString()
 		case pbTolerations:
 			if ps.Tolerations == nil {
 				ps.Tolerations = make([]Toleration, 0, 2) // the two every pod is given
@@ -114,9 +114,9 @@ func (c *Container) ReadProtobuf(r *protowire.Reader) {
 	r.Message(containerModel, &c.extra, func(num int32) {
 		switch num {
 		case pbContainerName:
-			c.Name = r.String()
+			c.Name = r.RecurringString()
 		case pbImage:
-			c.Image = r.String()
+			c.Image = r.RecurringString()
 		}
 	})
 }
@@ -126,13 +126,13 @@ func (t *Toleration) ReadProtobuf(r *protowire.Reader) {
 	r.Message(tolerationModel, &t.extra, func(num int32) {
 		switch num {
 		case pbKey:
-			t.Key = r.String()
+			t.Key = r.RecurringString()
 		case pbOperator:
-			t.Operator = r.String()
+			t.Operator = r.RecurringString()
 		case pbValue:
-			t.Value = r.String()
+			t.Value = r.RecurringString()
 		case pbEffect:
-			t.Effect = r.String()
+			t.Effect = r.RecurringString()
 		case pbTolerationSeconds:
 			t.TolerationSeconds = r.Int64Ptr()
 		}
@@ -144,9 +144,9 @@ func (st *PodStatus) ReadProtobuf(r *protowire.Reader) {
 	r.Message(statusModel, &st.extra, func(num int32) {
 		switch num {
 		case pbPhase:
-			st.Phase = r.String()
+			st.Phase = r.RecurringString()
 		case pbHostIP:
-			st.HostIP = r.String()
+			st.HostIP = r.RecurringString()
 		case pbPodIP:
 			st.PodIP = r.String()
 		}

@@ -138,6 +138,40 @@ func TestProtobufPodSharesAndKeepsNothingOfItsInput(t *testing.T) {
 	}
 }
 
+// Strings replicas have in common (labels, annotations, namespace, node
+// name, images) are one copy for every pod read, whatever the input; a
+// pod's own (its name, uid, pod IP) are its own.
+func TestProtobufPodsShareRecurringStrings(t *testing.T) {
+	u := readRealPodProtobuf(t)
+	a := decodeProtobuf(t, &protowire.Unknown{Raw: bytes.Clone(u.Raw)})
+	b := decodeProtobuf(t, &protowire.Unknown{Raw: bytes.Clone(u.Raw)})
+	same := func(x, y string) bool { return unsafe.StringData(x) == unsafe.StringData(y) }
+	for k, v := range a.Metadata.Labels {
+		bk := ""
+		for kb := range b.Metadata.Labels {
+			if kb == k {
+				bk = kb
+			}
+		}
+		if !same(k, bk) || !same(v, b.Metadata.Labels[k]) {
+			t.Fatalf("label %s=%s read twice is two copies", k, v)
+		}
+	}
+	for _, s := range [][2]string{
+		{a.Metadata.Namespace, b.Metadata.Namespace},
+		{a.Spec.NodeName, b.Spec.NodeName},
+		{a.Spec.Containers[0].Image, b.Spec.Containers[0].Image},
+		{a.Spec.Tolerations[0].Key, b.Spec.Tolerations[0].Key},
+	} {
+		if !same(s[0], s[1]) {
+			t.Fatalf("%q read twice is two copies", s[0])
+		}
+	}
+	if same(a.Metadata.Name, b.Metadata.Name) || same(a.Metadata.UID, b.Metadata.UID) {
+		t.Fatalf("a pod's own name and uid are shared with another pod")
+	}
+}
+
 // A malformed field anywhere in the pod, kept or typed, fails the decode
 // with a *protowire.SyntaxError at its offset.
 func TestProtobufPodErrors(t *testing.T) {

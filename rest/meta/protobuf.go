@@ -62,9 +62,9 @@ func (m *ObjectMeta) ReadProtobuf(r *protowire.Reader) {
 		case pbName:
 			m.Name = r.String()
 		case pbGenerateName:
-			m.GenerateName = r.String()
+			m.GenerateName = r.RecurringString()
 		case pbNamespace:
-			m.Namespace = r.String()
+			m.Namespace = r.RecurringString()
 		case pbUID:
 			m.UID = r.String()
 		case pbResourceVersion:

@@ -303,7 +303,9 @@ func (r *Reader) TimePtr() *time.Time {
 }
 
 // MapEntry reads one entry of a map of strings into m, which it makes when
-// nil, and returns m. A key given twice keeps its last value.
+// nil, and returns m. A key given twice keeps its last value. Keys and
+// values are read as recurring strings (RecurringString): maps of strings
+// are labels and annotations, which replicas share.
 func (r *Reader) MapEntry(m map[string]string) map[string]string {
 	if !r.want(wireBytes, "a map entry") {
 		return m
@@ -332,7 +334,8 @@ func (r *Reader) MapEntry(m map[string]string) map[string]string {
 	if m == nil {
 		m = make(map[string]string, 4)
 	}
-	m[r.str(k)] = r.str(v)
+	// Labels and annotations: most recur in every replica of a template.
+	m[r.recurringStr(k)] = r.recurringStr(v)
 	return m
 }
 
