@@ -188,11 +188,23 @@ func (w *walker) members(mi int, data []byte) verdict {
 	var prev int32
 	var prevKey []byte // the last key of the map field prev, when it is one
 	for p := 0; p < len(data); {
-		o, next, ok := readOcc(data, p)
-		if !ok {
-			return invalid
+		var o wireOcc
+		if c, l := data[p], 0; c < 0x80 && c&7 == wireBytes && c >= 1<<3 && p+1 < len(data) && data[p+1] < 0x80 {
+			// A one-byte key and length, as most fields of a pod have:
+			// read here rather than by a call.
+			if l = int(data[p+1]); l > len(data)-p-2 {
+				return invalid
+			}
+			o = wireOcc{num: int32(c >> 3), wire: wireBytes, data: data[p+2 : p+2+l]}
+			p += 2 + l
+		} else {
+			var next int
+			var ok bool
+			if o, next, ok = readOcc(data, p); !ok {
+				return invalid
+			}
+			p = next
 		}
-		p = next
 		if o.num < prev {
 			return undecided // see the note on order above
 		}
