@@ -3,6 +3,7 @@ package protowire
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -374,6 +375,13 @@ func (r *Reader) keep(m *Model, extra *jsonx.Extra, spans []keptSpan) {
 		}
 	}
 	r.together = together
+	// One run for the fields kept together, one for each kept apart: room
+	// made once, not by appends doubling from one.
+	runs := len(spans) - len(together)
+	if len(together) > 0 {
+		runs++
+	}
+	*extra = slices.Grow(*extra, runs)
 	switch len(together) {
 	case 0:
 	case 1:
