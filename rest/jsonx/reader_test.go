@@ -102,5 +102,54 @@ func FuzzSkip(f *testing.F) {
 		if fast.Err() == nil && fast.AtEnd() && !json.Valid(data) {
 			t.Fatalf("accepted invalid JSON %q", data)
 		}
+		// skipFast, where it answers alone, answers as the reference.
+		if end, ok := skipFast(data, 0, maxDepth); ok && (slow.Err() != nil || end != slow.Pos()) {
+			t.Fatalf("skipFast took %q to byte %d; recursive: pos %d err %v", data, end, slow.Pos(), slow.Err())
+		}
+	})
+}
+
+// The recorded pod, as the apiserver writes JSON, is skipped by skipFast
+// alone, to its last byte, as the reference skips it.
+func TestSkipFastTakesARealPod(t *testing.T) {
+	pod, err := os.ReadFile("../../testdata/pod.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := NewReader(pod)
+	ref.skipRecursive()
+	end, ok := skipFast(pod, 0, maxDepth)
+	if !ok || ref.Err() != nil || end != ref.Pos() {
+		t.Fatalf("skipFast: end %d ok %v; reference: pos %d err %v", end, ok, ref.Pos(), ref.Err())
+	}
+}
+
+// BenchmarkSkip skips the recorded pod whole, beside encoding/json.Valid on
+// the same bytes, as a yardstick that moves with the machine.
+func BenchmarkSkip(b *testing.B) {
+	pod, err := os.ReadFile("../../testdata/pod.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("jsonx", func(b *testing.B) {
+		var r Reader
+		b.SetBytes(int64(len(pod)))
+		b.ReportAllocs()
+		for b.Loop() {
+			r.Reset(pod)
+			r.Skip()
+			if r.Err() != nil {
+				b.Fatal(r.Err())
+			}
+		}
+	})
+	b.Run("encoding/json.Valid", func(b *testing.B) {
+		b.SetBytes(int64(len(pod)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if !json.Valid(pod) {
+				b.Fatal("invalid")
+			}
+		}
 	})
 }

@@ -4,8 +4,15 @@ import "fmt"
 
 // skipValue consumes one value, checking its grammar, without recursion or
 // callbacks: an explicit stack of open brackets drives it. It is the hot path
-// for every member podwatch keeps without modelling.
+// for every member podwatch keeps without modelling: skipFast takes what it
+// can, and this walk decides the rest and names the fault.
 func (r *Reader) skipValue() {
+	if r.err == nil {
+		if end, ok := skipFast(r.data, r.pos, maxDepth-r.depth); ok {
+			r.pos = end
+			return
+		}
+	}
 	stack := r.stack[:0]
 	defer func() { r.stack = stack[:0] }()
 	for r.err == nil {
