@@ -18,12 +18,13 @@ func isCBOR(contentType string) bool {
 // self-describe tag and the map header after it.
 const cborHead = 4
 
-// parseCBORItem reads what a trace tells of one CBOR watch item, at stream
-// offset off: its opening tag and first bytes, and the event it holds, read
-// from the JSON it transcodes to. It never fails: an item that does not
-// transcode is told with the reason, as the client's decoder fails on it
-// too.
-func parseCBORItem(tc *cborwire.Transcoder, item []byte, off int64) *Event {
+// parseCBORItemObject reads what a trace tells of one CBOR watch item, at
+// stream offset off: its opening tag and first bytes, and the event it
+// holds, read from the JSON it transcodes to; and that JSON's object (nil
+// if none), in tc's buffer until its next use. It never fails: an item that
+// does not transcode is told with the reason, as the client's decoder fails
+// on it too.
+func parseCBORItemObject(tc *cborwire.Transcoder, item []byte, off int64) (*Event, []byte) {
 	ci := &CBORItem{Head: hex.EncodeToString(item[:min(cborHead, len(item))])}
 	if h, ok, _ := cborwire.ParseHead(item); ok && h.Major == cborwire.MajorTag {
 		ci.Tag = h.Arg
@@ -32,9 +33,9 @@ func parseCBORItem(tc *cborwire.Transcoder, item []byte, off int64) *Event {
 	if err != nil {
 		e := &Event{Offset: off, Bytes: len(item), CBOR: ci, Error: oneLine(err.Error())}
 		e.Explain = explainBadFrame
-		return e
+		return e, nil
 	}
-	e := parseEvent(js, off)
+	e, object := parseEventObject(js, off)
 	e.Bytes, e.CBOR = len(item), ci
-	return e
+	return e, object
 }

@@ -33,6 +33,9 @@ type framer struct {
 	cbor bool
 	cf   stream.CBORFramer
 	cb   cborwire.Transcoder
+	// object is the JSON object of the event being emitted, for emit to
+	// read (a diff keeps a copy): it points into bytes reused afterwards.
+	object []byte
 }
 
 // feed scans data, which begins at stream offset off, and calls emit for
@@ -79,14 +82,17 @@ func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
 			}
 			return
 		}
+		var e *Event
 		switch {
 		case f.protobuf:
-			emit(parseFrame(&f.tc, event[:n], f.start))
+			e, f.object = parseFrameObject(&f.tc, event[:n], f.start)
 		case f.cbor:
-			emit(parseCBORItem(&f.cb, event[:n], f.start))
+			e, f.object = parseCBORItemObject(&f.cb, event[:n], f.start)
 		default:
-			emit(parseEvent(event[:n], f.start))
+			e, f.object = parseEventObject(event[:n], f.start)
 		}
+		emit(e)
+		f.object = nil
 		f.buf = f.buf[:0]
 		data, off = data[n-held:], off+int64(n-held)
 	}
@@ -126,6 +132,13 @@ func (f *framer) leftover() int { return len(f.buf) }
 // parseEvent reads what a trace tells of one event. It never fails: what
 // cannot be read is left out, and the client's decoder says what was wrong.
 func parseEvent(frame []byte, off int64) *Event {
+	e, _ := parseEventObject(frame, off)
+	return e
+}
+
+// parseEventObject is parseEvent that also returns the event's object (nil
+// if it has none), pointing into frame.
+func parseEventObject(frame []byte, off int64) (*Event, []byte) {
 	e := &Event{Offset: off, Bytes: len(frame)}
 	var object []byte
 	r := jsonx.NewReader(frame)
@@ -141,7 +154,7 @@ func parseEvent(frame []byte, off int64) *Event {
 	})
 	readObject(object, e)
 	e.Explain = explainEvent(e)
-	return e
+	return e, object
 }
 
 // readObject fills in what e tells of its object, the JSON object: an

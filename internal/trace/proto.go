@@ -48,39 +48,47 @@ func prefixOf(frame []byte) *Prefix {
 // through its JSON, as the client reads it). It reads as the client's
 // decoder does; where that fails, the event holds the typed error's text.
 func parseFrame(tc *protowire.Transcoder, frame []byte, off int64) *Event {
-	e := &Event{Offset: off, Bytes: len(frame), Prefix: prefixOf(frame)}
-	if err := readFrame(tc, frame[stream.FrameHeader:], off+stream.FrameHeader, e); err != nil {
-		e.Error = oneLine(err.Error())
-		e.Explain = explainBadFrame
-		return e
-	}
-	e.Explain = explainEvent(e)
+	e, _ := parseFrameObject(tc, frame, off)
 	return e
 }
 
-func readFrame(tc *protowire.Transcoder, body []byte, off int64, e *Event) error {
+// parseFrameObject is parseFrame that also returns the JSON of the frame's
+// object (nil if it could not be read), in tc's buffer until its next use.
+func parseFrameObject(tc *protowire.Transcoder, frame []byte, off int64) (*Event, []byte) {
+	e := &Event{Offset: off, Bytes: len(frame), Prefix: prefixOf(frame)}
+	object, err := readFrame(tc, frame[stream.FrameHeader:], off+stream.FrameHeader, e)
+	if err != nil {
+		e.Error = oneLine(err.Error())
+		e.Explain = explainBadFrame
+		return e, nil
+	}
+	e.Explain = explainEvent(e)
+	return e, object
+}
+
+func readFrame(tc *protowire.Transcoder, body []byte, off int64, e *Event) ([]byte, error) {
 	we, err := protowire.ParseWatchEvent(body, off)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	e.Type = we.Type
 	switch {
 	case we.Type == "":
-		return &protowire.SyntaxError{Offset: off, Msg: "watch event has no type"}
+		return nil, &protowire.SyntaxError{Offset: off, Msg: "watch event has no type"}
 	case !we.HasObject:
-		return &protowire.SyntaxError{Offset: off, Msg: "watch event has no object"}
+		return nil, &protowire.SyntaxError{Offset: off, Msg: "watch event has no object"}
 	}
 	u, err := protowire.ParseEnvelope(we.Object, we.ObjectOffset)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	e.Envelope = envelopeOf(u)
 	object, err := tc.Object(u)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	readObject(object, e)
-	return nil
+	return object, nil
 }
 
 func envelopeOf(u *protowire.Unknown) *Envelope {

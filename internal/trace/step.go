@@ -177,8 +177,12 @@ type Event struct {
 	Error string `json:"error,omitempty"`
 	// Diff is what a MODIFIED event changed against the pod's previous
 	// version, when the run asked for it (--diff).
-	Diff    []Change `json:"diff,omitempty"`
-	Explain string   `json:"explain"`
+	Diff []Change `json:"diff,omitempty"`
+	// DiffFrom is the resourceVersion of the version Diff is against; set
+	// with --diff whenever an earlier version was seen, so that an empty
+	// Diff under it means nothing changed but what the diff leaves out.
+	DiffFrom string `json:"diffFrom,omitempty"`
+	Explain  string `json:"explain"`
 }
 
 // CBORItem is what a trace tells of one item of a CBOR watch

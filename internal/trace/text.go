@@ -269,6 +269,7 @@ func eventText(req string, e *Event) (string, string, string, []string) {
 	if e.CBOR != nil {
 		more = append(more, cborLine(e.CBOR))
 	}
+	more = append(more, diffLines(e)...)
 	return req + e.Type, eventColors[e.Type], fmt.Sprintf("%s (%d bytes at %d): %s", what, e.Bytes, e.Offset, e.Explain), more
 }
 

@@ -31,6 +31,8 @@ type Options struct {
 	// (a test's), else on a ticker of the Tracer's own, stopped by Close.
 	StallAfter time.Duration
 	StallTicks <-chan time.Time
+	// Diff makes each MODIFIED event tell what it changed (Event.Diff).
+	Diff DiffMode
 }
 
 // maxPending bounds the steps one watch may hold back while waiting for the
@@ -77,6 +79,7 @@ type Tracer struct {
 	proxy   bool
 	clients clientsSeen // with proxy
 	stalls  *stallCheck // the open watches' silences (stall_check.go)
+	diffs   *versions   // with Diff
 
 	ledger Ledger // for the gap audit (missed.go)
 }
@@ -88,7 +91,7 @@ func New(opts Options) *Tracer {
 		clock = time.Now
 	}
 	t := &Tracer{clock: clock, start: clock(), sinks: opts.Sinks, failed: make([]bool, len(opts.Sinks)),
-		proxy: opts.Proxy, clients: clientsSeen{byReq: map[int]string{}, paths: map[string]*clientPath{}}}
+		proxy: opts.Proxy, diffs: newVersions(opts.Diff), clients: clientsSeen{byReq: map[int]string{}, paths: map[string]*clientPath{}}}
 	t.stalls = t.startStalls(opts)
 	return t
 }

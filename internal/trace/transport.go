@@ -49,6 +49,8 @@ type reqState struct {
 	// envelope once it has all come.
 	protobuf bool
 	list     []byte
+	// diff is what the trace's diffs need of the request (nil without).
+	diff *reqDiff
 }
 
 type reqKey struct{}
@@ -102,6 +104,7 @@ func (t *Tracer) sent(req *http.Request) *reqState {
 		delete(t.clients.byReq, r.n-maxClientReqs)
 		t.revealLocked(r, q)
 	}
+	t.diffSentLocked(r, req.URL.Path, q)
 	t.emitLocked(Step{Kind: KindRequest, Req: r.n, Request: &Request{
 		Method:  req.Method,
 		Path:    req.URL.Path,
@@ -164,6 +167,7 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 	if !ok {
 		t.failedLocked(r)
 	}
+	t.diffAnsweredLocked(r, resp.Header.Get("Content-Type"), ok)
 	switch {
 	case ok && (r.typ == "watch" || r.typ == "watch-list") && t.proxy:
 		r.events = &framer{protobuf: r.protobuf} // told as they come: no reflector to wait for
@@ -220,6 +224,7 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 				r.lastEvent = e.Type
 				r.stallEvent(now, e)
 				t.sawEventLocked(r, e)
+				t.diffEventLocked(r, e, r.events.object)
 				t.holdLocked(r, Step{Kind: KindEvent, Req: r.n, Event: e})
 			})
 		}
@@ -233,6 +238,7 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 				r.list = append(r.list, data...)
 			}
 		}
+		t.diffReadLocked(r, data)
 		r.bytes += int64(len(data))
 		r.reads++
 	}
@@ -294,6 +300,7 @@ func (t *Tracer) endLocked(r *reqState, how, msg string) {
 		}
 	}
 	r.list = nil
+	t.diffEndLocked(r, how)
 	e.Explain = explainEnd(r.typ, e)
 	t.holdLocked(r, Step{Kind: KindBodyEnd, Req: r.n, BodyEnd: e})
 }
