@@ -24,6 +24,8 @@ import (
 // nothing more and Err returns that failure.
 type printer struct {
 	format string // text, json or yaml
+	// diffs adds what changed to json lines (--diff); nil without.
+	diffs *printDiffs
 
 	mu  sync.Mutex
 	w   io.Writer
@@ -58,6 +60,9 @@ func (p *printer) update(u podconfig.PodUpdate) {
 	switch p.format {
 	case "json":
 		rec, err := updateJSON(u)
+		if err == nil && p.diffs != nil {
+			rec, err = p.diffs.update(rec, u)
+		}
 		p.write(append(rec, '\n'), err)
 	case "yaml":
 		p.write(updateYAML(u))
@@ -74,7 +79,11 @@ func (p *printer) event(ev watch.Event[*api.Pod]) {
 	}
 	switch p.format {
 	case "json":
-		p.write(append(slices.Clip(ev.Raw), '\n'), nil)
+		rec, err := slices.Clip(ev.Raw), error(nil)
+		if p.diffs != nil {
+			rec, err = p.diffs.event(ev)
+		}
+		p.write(append(rec, '\n'), err)
 	case "yaml":
 		p.write(yamlDoc(ev.Raw))
 	default:

@@ -137,6 +137,9 @@ func (f *proxyFlags) check(c *command) error {
 	if err := f.trace.check(c); err != nil {
 		return err
 	}
+	if f.trace.diff.on() && !f.trace.enabled() {
+		return usagef(c.name, "--diff shows in the trace: add --trace, --trace-file or --trace-html")
+	}
 	if len(f.recordFilter) > 0 && f.record == "" {
 		return usagef(c.name, "--record-filter applies to --record")
 	}

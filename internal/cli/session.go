@@ -150,7 +150,11 @@ func (s *session) runEvents(srcCtx context.Context) {
 		}
 	}
 	tee := &eventTee{inner: s.lw, print: emit, limit: s.plan.maxEvents}
-	store := s.trace.WrapStore(cache.NewStore(cache.MetaNamespaceKey[*api.Pod]))
+	var store cache.Store[*api.Pod] = cache.NewStore(cache.MetaNamespaceKey[*api.Pod])
+	if s.out.diffs != nil {
+		store = listedStore{Store: store, diffs: s.out.diffs}
+	}
+	store = s.trace.WrapStore(store)
 	opts := s.reflectorOptions()
 	opts.Observe = func(st cache.Step) {
 		s.trace.Observe(st) // with updates, the api source feeds the trace itself

@@ -34,6 +34,8 @@ type traceFlags struct {
 	// clock stamps the steps (trace.Options.Clock): a replay's own clock;
 	// nil is Env.Now.
 	clock func() time.Time
+	// diff is --diff (trace.Options.Diff; watch's -o json too).
+	diff diffFlag
 }
 
 func (f *traceFlags) register(c *command) {
@@ -46,6 +48,7 @@ func (f *traceFlags) register(c *command) {
 	fs.StringVar(&f.format, "trace-format", "text", "trace `format`: text (coloured on a terminal) or json (one object per line, schema in docs/TRACE.md)")
 	fs.StringVar(&f.html, "trace-html", "", "when the command ends, write a self-contained HTML page with a timeline of the run (pan and zoom) and what was run to this `file`")
 	fs.DurationVar(&f.stallAfter, "stall-after", trace.DefaultStallAfter, "tell a watch silent for this `duration` (no byte) in the trace and the progress line, with a verdict: quiet, overdue (a bookmark should have come) or dead (past its timeoutSeconds); 0 turns it off")
+	f.diff.register(c)
 }
 
 func (f *traceFlags) check(c *command) error {
@@ -134,7 +137,7 @@ func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error,
 	if f.clock != nil {
 		clock = f.clock
 	}
-	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Proxy: f.proxy, StallAfter: f.stallAfter})
+	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Proxy: f.proxy, StallAfter: f.stallAfter, Diff: f.diff.mode})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
 }
 

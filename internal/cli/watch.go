@@ -102,6 +102,9 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 	if prog != nil {
 		s.out = newPrinter(stdoutWriter{log, e.Stdout}, f.output) // stdout may share the progress line's terminal
 	}
+	if f.output == "json" {
+		s.out.diffs = newPrintDiffs(f.trace.diff.mode)
+	}
 	s.lw = &cache.ListWatch[*api.Pod]{
 		Client: client, Resource: "pods", Namespace: p.namespace,
 		FieldSelector: p.fieldSelector, LabelSelector: p.labelSelector,

@@ -180,6 +180,8 @@ func (f *watchFlags) check(c *command) error {
 		return usagef(name, "--speed applies to --replay only")
 	case f.contentType != "json" && f.contentType != "protobuf" && f.contentType != "cbor":
 		return usagef(name, "--content-type %q: want json, protobuf or cbor", f.contentType)
+	case f.trace.diff.on() && !f.trace.enabled() && f.output != "json":
+		return usagef(name, "--diff shows in a trace (--trace, --trace-file, --trace-html) or in -o json")
 	}
 	return f.trace.check(c)
 }

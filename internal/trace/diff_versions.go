@@ -2,7 +2,9 @@ package trace
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/url"
+	"strings"
 
 	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/jsonx"
@@ -136,22 +138,47 @@ func (v *versions) listed(s string, body []byte, format string, first bool) {
 		clear(objs)
 		return
 	}
+	var kind, apiVersion string
+	var items [][]byte
 	r := jsonx.NewReader(js)
 	r.Object(func(key []byte) {
-		if string(key) != "items" {
+		switch string(key) {
+		case "kind":
+			kind = strings.TrimSuffix(r.String(), "List")
+		case "apiVersion":
+			apiVersion = r.String()
+		case "items":
+			r.Array(func() { items = append(items, r.Raw()) })
+		default:
 			r.Skip()
-			return
 		}
-		r.Array(func() {
-			item := r.Raw()
-			e := &Event{}
-			readMeta(item, e)
-			objs[e.Namespace+"/"+e.Name] = version{rv: e.ResourceVersion, object: bytes.Clone(item)}
-		})
 	})
 	if r.Err() != nil {
 		clear(objs)
+		return
 	}
+	for _, item := range items {
+		e := &Event{}
+		readMeta(item, e)
+		objs[e.Namespace+"/"+e.Name] = version{rv: e.ResourceVersion, object: withTypeMeta(item, kind, apiVersion)}
+	}
+}
+
+// withTypeMeta is a copy of a list item with the kind and apiVersion its
+// list gives it, as a watch event's object has them: without them every
+// first diff after a list would tell them added.
+func withTypeMeta(item []byte, kind, apiVersion string) []byte {
+	var tm struct{ Kind, APIVersion *string }
+	if json.Unmarshal(item, &tm) != nil || tm.Kind != nil || tm.APIVersion != nil || kind == "" {
+		return bytes.Clone(item)
+	}
+	item = bytes.TrimSpace(item)
+	head, _ := json.Marshal(map[string]string{"kind": kind, "apiVersion": apiVersion})
+	out := append(head[:len(head)-1:len(head)-1], ',')
+	if bytes.Equal(item, []byte("{}")) {
+		return append(out[:len(out)-1], '}')
+	}
+	return append(out, item[1:]...)
 }
 
 // reqDiff is what a request needs for diffs: its scope and, for a list,
