@@ -85,9 +85,9 @@ func sortedKeysOf[V any](m map[string]V) []string {
 }
 
 // TestDiffReplay replays lifecycle (and its protobuf recording, and
-// lifecycle again in protobuf and CBOR) with --diff: each MODIFIED event of
-// the JSON trace tells the same changes whatever the wire format, those of
-// the golden file; the -o json lines beside it tell the same changes per
+// lifecycle again in protobuf and CBOR, and with its first watch cut) with
+// --diff: each MODIFIED event of the JSON trace tells the same changes
+// whatever the wire format, those of the golden file; the -o json lines beside it tell the same changes per
 // pod; the text trace shows them under each event.
 func TestDiffReplay(t *testing.T) {
 	isolate(t)
@@ -99,6 +99,10 @@ func TestDiffReplay(t *testing.T) {
 		{"protobuf recording", "lifecycle-protobuf", []string{"--content-type", "protobuf"}},
 		{"json recording read as protobuf", "lifecycle", []string{"--content-type", "protobuf"}},
 		{"json recording read as cbor", "lifecycle", []string{"--content-type", "cbor"}},
+		// The first watch broken off after its third event and resumed:
+		// the versions kept carry over to the resumed watch.
+		{"json, the first watch cut", "lifecycle", []string{"--fault", "cut:events=3,on=watch,nth=1"}},
+		{"protobuf, the first watch cut", "lifecycle", []string{"--content-type", "protobuf", "--fault", "cut:events=3,on=watch,nth=1"}},
 	}
 	for _, run := range runs {
 		t.Run(run.name, func(t *testing.T) {

@@ -43,7 +43,9 @@ lane each in the HTML timeline). It cannot see a client's reflector, so it
 tells what the requests reveal: a relist (a list or watch list after a
 watch) and the resourceVersion it asks, a resume (a watch again from a
 resourceVersion), the time between watch lists, and a backoff (the gap
-after a failed request).
+after a failed request). With --diff it tells under each MODIFIED event
+what changed against that client's previous version of the object
+(--diff=all: metadata.managedFields and resourceVersion too).
 
 --record DIR keeps each client's exchanges as a fixture,
 DIR/<client>/recording.json (client: its host and User-Agent), written

@@ -106,6 +106,10 @@ every update on stdout. Ctrl-C stops it (exit 0).
     {"at_ms":N,"kind":K,"req":N,K:{...}} with K one of start, decision,
     request, response, conn, frame, read, event, body-end, push, stop.
     --trace-html F writes one self-contained page with a timeline of the run.
+  --diff tells, with a trace or -o json, what each MODIFIED event changed
+    against the pod's previous version, as JSON patch operations, without
+    metadata.managedFields and metadata.resourceVersion (--diff=all: with
+    them); -o json's UPDATE, DELETE and RECONCILE lines gain "diff":{POD:[...]}.
 `
 
 func (f *watchFlags) register(c *command, replay bool) {
