@@ -163,6 +163,51 @@ func recordedApart(s string) string {
 	return rvRE.ReplaceAllString(timeRE.ReplaceAllString(s, `"TIME"`), "$1=N")
 }
 
+// TestDiffSnapshot: in snapshot mode every update is a SET of all pods,
+// and the pod config may fold two events into one; a SET line has a diff
+// member when, and only for the pods that, changed since the last line.
+func TestDiffSnapshot(t *testing.T) {
+	isolate(t)
+	r := mustRun(t, "watch", "--replay", fixturePath("lifecycle"), "--speed", "0", "--mode", "snapshot", "-o", "json", "--diff")
+	var prev map[string]string // pod -> its JSON on the last line
+	withDiff := 0
+	for _, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+		var u struct {
+			Op   string                    `json:"op"`
+			Pods []json.RawMessage         `json:"pods"`
+			Diff map[string][]trace.Change `json:"diff"`
+		}
+		if err := json.Unmarshal([]byte(line), &u); err != nil {
+			t.Fatalf("-o json line %q: %v", line, err)
+		}
+		now := map[string]string{}
+		for _, p := range u.Pods {
+			var m struct {
+				Metadata struct{ Namespace, Name string }
+			}
+			json.Unmarshal(p, &m)
+			now[m.Metadata.Namespace+"/"+m.Metadata.Name] = string(p)
+		}
+		for pod, js := range now {
+			old, ok := prev[pod]
+			changed := ok && old != js
+			if _, told := u.Diff[pod]; told != changed {
+				t.Errorf("%s line: %s changed: %v, its diff told: %v", u.Op, pod, changed, told)
+			}
+			if changed && len(u.Diff[pod]) == 0 {
+				t.Errorf("%s line: %s changed, its diff is empty", u.Op, pod)
+			}
+		}
+		if len(u.Diff) > 0 {
+			withDiff++
+		}
+		prev = now
+	}
+	if withDiff == 0 {
+		t.Fatalf("no line has a diff member:\n%s", r.stdout)
+	}
+}
+
 // modifiedLines are the text trace's MODIFIED events, each with the lines
 // under it.
 func modifiedLines(text string) string {

@@ -48,6 +48,14 @@ func TestVersionsKeepWhatTheClientHolds(t *testing.T) {
 	if e := modified(v, "a", "db", "7", "y:2"); e.DiffFrom != "" {
 		t.Fatalf("a pod the relist no longer holds was diffed against (from %s)", e.DiffFrom)
 	}
+	// A list in two pages: the second adds to the first.
+	list("p", versionJSON("web", "1", "x:1"))
+	v.listed("p", []byte(`{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[`+versionJSON("db", "1", "y:1")+`]}`), "json", false)
+	for _, name := range []string{"web", "db"} {
+		if e := modified(v, "p", name, "2", "z"); e.DiffFrom != "1" {
+			t.Fatalf("%s of a paged list was not diffed against", name)
+		}
+	}
 	for i := range 2 * maxDiffScopes {
 		list(fmt.Sprint("client-", i), versionJSON("web", "1", "x:1"))
 	}
