@@ -31,6 +31,7 @@ func TestNodeWatch(t *testing.T) {
 	t.Run("tokens", func(t *testing.T) { testTokens(t, ctx, c) })
 	t.Run("client certificate rotation", func(t *testing.T) { testCertRotation(t, ctx, c) })
 	t.Run("podwatch watch as a process", func(t *testing.T) { testCommand(t, ctx, c) })
+	t.Run("podwatch watch --diff", func(t *testing.T) { testDiff(t, ctx, c) })
 	t.Run("bookmarks and timeouts", func(t *testing.T) { testBookmarks(t, ctx, c) })
 }
 
