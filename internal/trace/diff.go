@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
 // DiffMode says whether a trace tells what each MODIFIED event changed
@@ -89,11 +93,12 @@ func (d *differ) value(path string, a, b []byte) error {
 }
 
 func (d *differ) object(path string, a, b []byte) error {
-	var ma, mb map[string]json.RawMessage
-	if err := json.Unmarshal(a, &ma); err != nil {
+	ma, err := members(a)
+	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, &mb); err != nil {
+	mb, err := members(b)
+	if err != nil {
 		return err
 	}
 	keys := make([]string, 0, len(ma)+len(mb))
@@ -127,11 +132,12 @@ func (d *differ) object(path string, a, b []byte) error {
 }
 
 func (d *differ) array(path string, a, b []byte) error {
-	var la, lb []json.RawMessage
-	if err := json.Unmarshal(a, &la); err != nil {
+	la, err := elements(a)
+	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, &lb); err != nil {
+	lb, err := elements(b)
+	if err != nil {
 		return err
 	}
 	for i := range min(len(la), len(lb)) {
@@ -169,6 +175,53 @@ func (d *differ) whole(op, path string, v []byte) error {
 	return nil
 }
 
+// members reads a JSON object's members, each value's bytes a subslice of
+// v: only the members on the way to a change are read again.
+func members(v []byte) (map[string][]byte, error) {
+	m := map[string][]byte{}
+	valid := true
+	r := jsonx.NewReader(v)
+	r.Object(func(key []byte) {
+		valid = valid && utf8.Valid(key)
+		m[string(key)] = r.Raw()
+	})
+	if err := wholeValue(r); err != nil {
+		return nil, err
+	}
+	if !valid {
+		// A key that is not UTF-8 is written in a path as encoding/json
+		// writes it, with U+FFFD: read such an object its way.
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(v, &raw); err != nil {
+			return nil, err
+		}
+		clear(m)
+		for k, val := range raw {
+			m[k] = val
+		}
+	}
+	return m, nil
+}
+
+// elements reads a JSON array's elements, as members does.
+func elements(v []byte) ([][]byte, error) {
+	var l [][]byte
+	r := jsonx.NewReader(v)
+	r.Array(func() { l = append(l, r.Raw()) })
+	if err := wholeValue(r); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// wholeValue is r's error, or one if anything follows the value it read.
+func wholeValue(r *jsonx.Reader) error {
+	if r.Err() == nil && !r.AtEnd() {
+		r.Fail("bytes after the value")
+	}
+	return r.Err()
+}
+
 // kindOf is a JSON value's kind: '{', '[', '"', '0' (a number), or its
 // first byte (t, f, n).
 func kindOf(v []byte) byte {
@@ -191,6 +244,9 @@ func canonical(v []byte) (json.RawMessage, error) {
 	var x any
 	if err := dec.Decode(&x); err != nil {
 		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("bytes after the value at offset %d", dec.InputOffset())
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

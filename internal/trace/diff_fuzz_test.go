@@ -19,6 +19,7 @@ func FuzzDiffJSON(f *testing.F) {
 		{`{"metadata":{"resourceVersion":"1","managedFields":[{}]}}`, `{"metadata":{"resourceVersion":"2"}}`},
 		{`"a"`, `{"a":"b"}`},
 		{`{"":1,"~0":2}`, `{"":{},"~1":2}`},
+		{`{"\ud800x":1,"\u00e9":[]}`, `{"\u00e9":[0]}`},
 	} {
 		f.Add(seed[0], seed[1])
 	}
