@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -97,6 +98,9 @@ func TestDiffReplay(t *testing.T) {
 	}{
 		{"json", "lifecycle", nil},
 		{"protobuf recording", "lifecycle-protobuf", []string{"--content-type", "protobuf"}},
+		// The same script recorded with a watch list: the first diffs are
+		// against the initial events.
+		{"watch-list recording", "watch-list", nil},
 		{"json recording read as protobuf", "lifecycle", []string{"--content-type", "protobuf"}},
 		{"json recording read as cbor", "lifecycle", []string{"--content-type", "cbor"}},
 		// The first watch broken off after its third event and resumed:
@@ -117,15 +121,15 @@ func TestDiffReplay(t *testing.T) {
 			if run.fixture == "lifecycle" {
 				checkGolden(t, "diff-lifecycle.json.golden", gotDiffs)
 			} else {
-				// The protobuf recording was made apart: its pods and
-				// changes are the JSON one's, its times and
+				// The other recordings were made apart: their pods and
+				// changes are lifecycle's, their times and
 				// resourceVersions are not.
 				want, err := os.ReadFile(filepath.Join("testdata", "diff-lifecycle.json.golden"))
 				if err != nil {
 					t.Fatal(err)
 				}
 				if diff := cmp.Diff(recordedApart(string(want)), recordedApart(gotDiffs)); diff != "" {
-					t.Fatalf("the protobuf recording's diffs differ from the JSON one's (-json +protobuf):\n%s", diff)
+					t.Fatalf("%s's diffs differ from lifecycle's (-lifecycle +%s):\n%s", run.fixture, run.fixture, diff)
 				}
 			}
 			// Each MODIFIED changes one pod, printed as one update with a
@@ -161,6 +165,48 @@ var (
 // recordings of one script: times and resourceVersions.
 func recordedApart(s string) string {
 	return rvRE.ReplaceAllString(timeRE.ReplaceAllString(s, `"TIME"`), "$1=N")
+}
+
+// TestDiffEvents: with --events -o json, each MODIFIED event's line gains
+// the changes of its object, the trace's, the first against the pod as
+// listed (with a watch list, as its initial event brought it).
+func TestDiffEvents(t *testing.T) {
+	isolate(t)
+	for _, fx := range []string{"lifecycle", "watch-list"} {
+		t.Run(fx, func(t *testing.T) {
+			got, r := replayTrace(t, fx, "--trace-format", "json", "--diff", "--events", "-o", "json", "--watch-list="+strconv.FormatBool(fx == "watch-list"))
+			var want []string
+			for _, line := range modifiedDiffs(t, got) {
+				pod, rest, _ := strings.Cut(line, " rv=")
+				want = append(want, pod+" "+rest[strings.Index(rest, " [")+1:])
+			}
+			var printed []string
+			for _, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+				var ev struct {
+					Type   string
+					Object struct {
+						Metadata struct{ Namespace, Name string }
+					}
+					Diff json.RawMessage
+				}
+				if err := json.Unmarshal([]byte(line), &ev); err != nil {
+					t.Fatalf("line %q: %v", line, err)
+				}
+				if (ev.Type == "MODIFIED") != (ev.Diff != nil) {
+					t.Fatalf("a %s event with diff %s", ev.Type, ev.Diff)
+				}
+				if ev.Diff != nil {
+					printed = append(printed, ev.Object.Metadata.Namespace+"/"+ev.Object.Metadata.Name+" "+string(ev.Diff))
+				}
+			}
+			if len(want) == 0 {
+				t.Fatalf("no MODIFIED event in the trace")
+			}
+			if diff := cmp.Diff(want, printed); diff != "" {
+				t.Errorf("--events' diffs differ from the trace's (-trace +stdout):\n%s", diff)
+			}
+		})
+	}
 }
 
 // TestDiffSnapshot: in snapshot mode every update is a SET of all pods,
