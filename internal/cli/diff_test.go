@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/rest/cborwire"
 )
 
 // modifiedDiffs is, for each MODIFIED event of a JSON trace, in order, the
@@ -334,25 +335,51 @@ func TestDiffFlags(t *testing.T) {
 
 // diffUpstream answers each client with its own version of one pod: its
 // list holds web with the image CLIENT:1, its watch modifies it to
-// CLIENT:2 and then deletes it.
+// CLIENT:2, deletes it, and modifies it again. A client that asks for CBOR
+// gets it.
 func diffUpstream(w http.ResponseWriter, r *http.Request) {
 	who := r.UserAgent()
 	pod := func(image, rv string) string {
 		return fmt.Sprintf(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web","namespace":"default","resourceVersion":%q},"spec":{"containers":[{"name":"main","image":"%s:%s"}]}}`, rv, who, image)
 	}
-	w.Header().Set("Content-Type", "application/json")
+	cbor := strings.HasPrefix(r.Header.Get("Accept"), "application/cbor")
 	if r.URL.Query().Get("watch") != "true" {
-		fmt.Fprintf(w, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[%s]}`, strings.Replace(pod("1", "10"), `"kind":"Pod","apiVersion":"v1",`, "", 1))
+		list := fmt.Sprintf(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[%s]}`, strings.Replace(pod("1", "10"), `"kind":"Pod","apiVersion":"v1",`, "", 1))
+		if !cbor {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, list)
+			return
+		}
+		item, err := cborwire.EncodeJSON([]byte(list))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/cbor")
+		w.Write(item)
 		return
 	}
-	fmt.Fprintf(w, `{"type":"MODIFIED","object":%s}`+"\n", pod("2", "11"))
-	fmt.Fprintf(w, `{"type":"DELETED","object":%s}`+"\n", pod("2", "12"))
-	fmt.Fprintf(w, `{"type":"MODIFIED","object":%s}`+"\n", pod("3", "13"))
+	ct := "application/json"
+	if cbor {
+		ct = "application/cbor-seq"
+	}
+	w.Header().Set("Content-Type", ct)
+	for _, ev := range []struct{ typ, image, rv string }{{"MODIFIED", "2", "11"}, {"DELETED", "2", "12"}, {"MODIFIED", "3", "13"}} {
+		if !cbor {
+			fmt.Fprintf(w, `{"type":%q,"object":%s}`+"\n", ev.typ, pod(ev.image, ev.rv))
+			continue
+		}
+		item, err := cborwire.EncodeEvent(ev.typ, []byte(pod(ev.image, ev.rv)))
+		if err != nil {
+			return
+		}
+		w.Write(item)
+	}
 }
 
-// TestProxyDiff: two clients through one proxy with --diff each get the
+// TestProxyDiff: clients through one proxy with --diff each get the
 // changes against their own earlier version of the same pod, and none
-// after it was deleted.
+// after it was deleted, in JSON and in CBOR.
 func TestProxyDiff(t *testing.T) {
 	isolate(t)
 	server, ca := startTLSUpstream(t, httptest.NewUnstartedServer(http.HandlerFunc(diffUpstream)))
@@ -363,6 +390,9 @@ func TestProxyDiff(t *testing.T) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodGet, p.url+"/api/v1/pods?"+query, nil)
 		req.Header.Set("User-Agent", client)
+		if strings.HasSuffix(client, "-cbor") {
+			req.Header.Set("Accept", "application/cbor")
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatalf("%s: GET ?%s: %v", client, query, err)
@@ -374,6 +404,8 @@ func TestProxyDiff(t *testing.T) {
 	send("informer-b", "limit=500")
 	send("informer-a", "watch=true&resourceVersion=10")
 	send("informer-b", "watch=true&resourceVersion=10")
+	send("informer-cbor", "limit=500")
+	send("informer-cbor", "watch=true&resourceVersion=10")
 	if code := p.stop(t); code != 0 {
 		t.Fatalf("exit %d\n%s", code, p.stderr)
 	}
@@ -386,6 +418,8 @@ func TestProxyDiff(t *testing.T) {
 		`informer-a default/web rv=13 from= null`,
 		`informer-b default/web rv=11 from=10 [{"op":"replace","path":"/spec/containers/0/image","from":"informer-b:1","value":"informer-b:2"}]`,
 		`informer-b default/web rv=13 from= null`,
+		`informer-cbor default/web rv=11 from=10 [{"op":"replace","path":"/spec/containers/0/image","from":"informer-cbor:1","value":"informer-cbor:2"}]`,
+		`informer-cbor default/web rv=13 from= null`,
 	}
 	if diff := cmp.Diff(want, modifiedDiffs(t, string(raw))); diff != "" {
 		t.Fatalf("the proxy's diffs (-want +got):\n%s", diff)

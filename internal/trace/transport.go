@@ -170,7 +170,8 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 	t.diffAnsweredLocked(r, resp.Header.Get("Content-Type"), ok)
 	switch {
 	case ok && (r.typ == "watch" || r.typ == "watch-list") && t.proxy:
-		r.events = &framer{protobuf: r.protobuf} // told as they come: no reflector to wait for
+		// Told as they come: no reflector to wait for.
+		r.events = &framer{protobuf: r.protobuf, cbor: isCBOR(resp.Header.Get("Content-Type"))}
 	case ok && (r.typ == "watch" || r.typ == "watch-list"):
 		r.held = true
 		r.initial = r.typ == "watch-list"
