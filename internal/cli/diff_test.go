@@ -194,7 +194,7 @@ func TestDiffEvents(t *testing.T) {
 					t.Fatalf("line %q: %v", line, err)
 				}
 				if (ev.Type == "MODIFIED") != (ev.Diff != nil) {
-					t.Fatalf("a %s event with diff %s", ev.Type, ev.Diff)
+					t.Fatalf("a %s event with diff %s: %.300s", ev.Type, ev.Diff, line)
 				}
 				if ev.Diff != nil {
 					printed = append(printed, ev.Object.Metadata.Namespace+"/"+ev.Object.Metadata.Name+" "+string(ev.Diff))

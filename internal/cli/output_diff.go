@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/podconfig"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
 )
@@ -134,34 +136,54 @@ func nonNil(c []trace.Change) []trace.Change {
 	return c
 }
 
-// listed replaces the pods kept for --events with a list's: a list prints
-// no event, and the first MODIFIED after it compares with the pod listed.
-func (d *printDiffs) listed(items []*api.Pod) error {
+// listed keeps a list page's pods for --events: a list prints no event,
+// and the first MODIFIED after it compares with the pod listed. A first
+// page replaces what was kept, a later one adds to it. A pod that does
+// not encode is not kept (printing its event fails on it anyway).
+func (d *printDiffs) listed(items []*api.Pod, first bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	pods := d.source("api")
-	clear(pods)
-	for _, pod := range items {
-		js, err := typedJSON(pod)
-		if err != nil {
-			return fmt.Errorf("encode pod %s: %w", podconfig.FullName(pod), err)
-		}
-		pods[podconfig.FullName(pod)] = js
+	if first {
+		clear(pods)
 	}
-	return nil
+	for _, pod := range items {
+		if js, err := typedJSON(pod); err == nil {
+			pods[podconfig.FullName(pod)] = js
+		}
+	}
 }
 
-// listedStore tells a printer's diffs each list the reflector applies.
-type listedStore struct {
-	cache.Store[*api.Pod]
+// forget drops what was kept for --events: a watch list's, or a watch's
+// from no resourceVersion, initial events bring every pod again.
+func (d *printDiffs) forget() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	clear(d.source("api"))
+}
+
+// diffedLister tells a printer's diffs, with --events, what each list
+// brings and when a watch starts from scratch. It sits beneath the
+// printing tee, so it acts when the reflector asks, before any event of
+// the watch that follows is printed.
+type diffedLister struct {
+	inner cache.ListerWatcher[*api.Pod]
 	diffs *printDiffs
 }
 
-func (s listedStore) Replace(items []*api.Pod, rv string) error {
-	if err := s.diffs.listed(items); err != nil {
-		return err
+func (l diffedLister) List(ctx context.Context, opts cache.ListOptions) (*rest.List[*api.Pod], error) {
+	list, err := l.inner.List(ctx, opts)
+	if err == nil {
+		l.diffs.listed(list.Items, opts.Continue == "")
 	}
-	return s.Store.Replace(items, rv)
+	return list, err
+}
+
+func (l diffedLister) Watch(ctx context.Context, opts cache.WatchOptions) (watch.Interface[*api.Pod], error) {
+	if opts.SendInitialEvents || opts.ResourceVersion == "" || opts.ResourceVersion == "0" {
+		l.diffs.forget()
+	}
+	return l.inner.Watch(ctx, opts)
 }
 
 // typedJSON is pod's JSON with the kind and apiVersion a watch event's

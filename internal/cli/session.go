@@ -149,12 +149,12 @@ func (s *session) runEvents(srcCtx context.Context) {
 			s.stop()
 		}
 	}
-	tee := &eventTee{inner: s.lw, print: emit, limit: s.plan.maxEvents}
-	var store cache.Store[*api.Pod] = cache.NewStore(cache.MetaNamespaceKey[*api.Pod])
+	var lw cache.ListerWatcher[*api.Pod] = s.lw
 	if s.out.diffs != nil {
-		store = listedStore{Store: store, diffs: s.out.diffs}
+		lw = diffedLister{inner: lw, diffs: s.out.diffs}
 	}
-	store = s.trace.WrapStore(store)
+	tee := &eventTee{inner: lw, print: emit, limit: s.plan.maxEvents}
+	store := s.trace.WrapStore(cache.NewStore(cache.MetaNamespaceKey[*api.Pod]))
 	opts := s.reflectorOptions()
 	opts.Observe = func(st cache.Step) {
 		s.trace.Observe(st) // with updates, the api source feeds the trace itself
