@@ -232,7 +232,8 @@ func TestPodLanes(t *testing.T) {
 	for _, mk := range m.Marks {
 		if mk.Lane == a && mk.Kind == "change" {
 			changes = append(changes, mk.Class)
-			diffShown = diffShown || strings.Contains(mk.Title, `replace /status/phase: "Pending" -> "Running"`)
+			// The text trace's diff line, or the page's own when the text has none.
+			diffShown = diffShown || strings.Contains(mk.Title, `/status/phase: "Pending" -> "Running"`)
 		}
 	}
 	if strings.Join(changes, " ") != "ADDED MODIFIED DELETED" {
@@ -250,7 +251,7 @@ func TestPodLanes(t *testing.T) {
 	if missed != 2 {
 		t.Errorf("the miss is marked %d times, want on the pod's lane and the gaps lane", missed)
 	}
-	if events := marksOf(m, "event"); !strings.Contains(events[1].Title, "changed:\n  replace /status/phase") {
+	if events := marksOf(m, "event"); !strings.Contains(events[1].Title, `/status/phase: "Pending" -> "Running"`) {
 		t.Errorf("the MODIFIED event's title lacks its diff:\n%s", events[1].Title)
 	}
 }
