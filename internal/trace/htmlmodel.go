@@ -150,7 +150,7 @@ func (b *modelBuilder) place(i int, st Step) {
 			return
 		}
 		b.m.Marks = append(b.m.Marks, mark{Lane: laneIdx, U: u, Kind: kind, Class: class, Label: label,
-			At: round3(float64(st.At.Microseconds()) / 1000), Title: pageTitle(st)})
+			At: round3(float64(st.At.Microseconds()) / 1000), Title: stepTitle(st)})
 	}
 	reqLane, onReq := b.reqs[st.Req]
 	if !onReq {
@@ -233,46 +233,4 @@ func stallClass(s *Stall) string {
 		return s.Verdict
 	}
 	return ""
-}
-
-// pageTitle is a step's text for a tooltip and the details box: its text
-// trace, and what the text trace may not tell (a stall, a missed change, a
-// MODIFIED event's changes).
-func pageTitle(st Step) string {
-	title := stepTitle(st)
-	told := func(explain string) bool { return explain != "" && strings.Contains(title, explain) }
-	switch {
-	case st.Kind == KindStall && st.Stall != nil && !told(st.Stall.Explain):
-		s := st.Stall
-		title += fmt.Sprintf("\nstall %s: last byte %s ago, last event %s ago, last bookmark %s ago; bookmarks asked: %t",
-			s.Verdict, dur(s.SinceByte), dur(s.SinceEvent), dur(s.SinceBookmark), s.Bookmarks)
-		if s.Timeout > 0 {
-			title += ", timeout " + dur(s.Timeout)
-		}
-		title += "\n" + clean(s.Explain)
-	case st.Kind == KindMissed && st.Missed != nil && !told(st.Missed.Explain):
-		m := st.Missed
-		title += fmt.Sprintf("\nmissed (%s) %s/%s rv %s..%s\n%s", m.How, m.Namespace, m.Name, m.From, m.To, clean(m.Explain))
-	case st.Kind == KindEvent && len(st.Event.Diff) > 0 && !told(st.Event.Diff[0].Path):
-		// Unless the text trace lists the changes already.
-		title += "\nchanged:" + diffText(st.Event.Diff)
-	}
-	return title
-}
-
-// diffText writes a MODIFIED event's changes, one a line.
-func diffText(changes []Change) string {
-	var b strings.Builder
-	for _, c := range changes {
-		fmt.Fprintf(&b, "\n  %s %s", c.Op, clean(c.Path))
-		switch {
-		case c.From != nil && c.Value != nil:
-			fmt.Fprintf(&b, ": %s -> %s", clean(cut(string(c.From), 120)), clean(cut(string(c.Value), 120)))
-		case c.Value != nil:
-			fmt.Fprintf(&b, ": %s", clean(cut(string(c.Value), 120)))
-		case c.From != nil:
-			fmt.Fprintf(&b, " (was %s)", clean(cut(string(c.From), 120)))
-		}
-	}
-	return b.String()
 }

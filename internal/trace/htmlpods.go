@@ -51,7 +51,7 @@ func podKey(entry string) string {
 }
 
 func (p *podLanes) push(st Step, u float64) {
-	title := pageTitle(st)
+	title := stepTitle(st)
 	at := round3(float64(st.At.Microseconds()) / 1000)
 	for _, e := range st.Push.Added {
 		l := p.lane(podKey(e))
@@ -94,7 +94,7 @@ func (p *podLanes) event(st Step, u float64) {
 	for i := range l.marks {
 		m := &l.marks[i]
 		if m.U >= u && !strings.Contains(m.Title, "\n\nthe event:\n") {
-			m.Title += "\n\nthe event:\n" + pageTitle(st)
+			m.Title += "\n\nthe event:\n" + stepTitle(st)
 			return
 		}
 	}
@@ -107,7 +107,7 @@ func (p *podLanes) missed(st Step, u float64) {
 		return
 	}
 	l := p.lane(m.Namespace + "/" + m.Name)
-	l.marks = append(l.marks, mark{U: u, Kind: "missed", At: round3(float64(st.At.Microseconds()) / 1000), Title: pageTitle(st)})
+	l.marks = append(l.marks, mark{U: u, Kind: "missed", At: round3(float64(st.At.Microseconds()) / 1000), Title: stepTitle(st)})
 }
 
 // addTo appends the pods' lanes and their marks to m, at most maxPodLanes.
