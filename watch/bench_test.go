@@ -2,10 +2,14 @@ package watch
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
+	"runtime"
 	"testing"
 
+	"github.com/podwatch/podwatch/internal/apiwire"
+	"github.com/podwatch/podwatch/internal/benchserver"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/cborwire"
@@ -32,6 +36,64 @@ func decodeStream[T any](b *testing.B, stream []byte, decode func([]byte) (T, er
 
 func reportEvents(b *testing.B, perOp int) {
 	b.ReportMetric(float64(perOp)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// benchStream is the stream `make bench` decodes: 2,000 MODIFIED events going
+// round 110 copies of the recorded pod, written by the synthetic server.
+func benchStream(b *testing.B) []byte {
+	b.Helper()
+	pods, err := benchserver.NewPods([]byte(readRealPod(b)), 110, "node-1", benchserver.PodsOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var stream []byte
+	for k := range benchEvents {
+		stream = pods.Event(stream, apiwire.Modified, pods.EventPod(k), pods.EventRV(k))
+	}
+	return stream
+}
+
+// BenchmarkDecodeBenchStream decodes `make bench`'s JSON stream into
+// api.Pods, beside encoding/json.Valid over each of its events in the same
+// run: a yardstick that moves with the machine's load as the decoder does.
+// Valid keeps nothing and allocates nothing; the decoder frames, reads the
+// envelope and keeps a lossless pod, so the ratio of their MB/s says how near
+// the decoder runs to a bare validating scan.
+func BenchmarkDecodeBenchStream(b *testing.B) {
+	stream := benchStream(b)
+	b.Run("podwatch", func(b *testing.B) {
+		b.SetBytes(int64(len(stream)))
+		b.ReportAllocs()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for b.Loop() {
+			if n := decodeStream(b, stream, api.DecodePod); n != benchEvents {
+				b.Fatalf("decoded %d events, want %d", n, benchEvents)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		reportEvents(b, benchEvents)
+		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N*benchEvents), "allocs/event")
+	})
+	b.Run("json.Valid", func(b *testing.B) {
+		events := bytes.SplitAfter(stream, []byte("\n"))
+		if len(events[len(events)-1]) == 0 {
+			events = events[:len(events)-1]
+		}
+		if len(events) != benchEvents {
+			b.Fatalf("split %d events, want %d", len(events), benchEvents)
+		}
+		b.SetBytes(int64(len(stream)))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, e := range events {
+				if !json.Valid(e) {
+					b.Fatalf("event is not valid JSON: %.80s", e)
+				}
+			}
+		}
+		reportEvents(b, benchEvents)
+	})
 }
 
 // BenchmarkDecodeWatchStream decodes a stream of real pods into api.Pods.
