@@ -81,9 +81,14 @@ func (r *Reader) skipSpace() {
 }
 
 // peek returns the next non-space byte without consuming it, or 0 at the end.
+// A byte above ' ' at the cursor, the common case in what servers send, is
+// returned without entering the whitespace loop.
 func (r *Reader) peek() byte {
 	if r.err != nil {
 		return 0
+	}
+	if r.pos < len(r.data) && r.data[r.pos] > ' ' {
+		return r.data[r.pos]
 	}
 	r.skipSpace()
 	if r.pos >= len(r.data) {
@@ -237,11 +242,7 @@ func (r *Reader) key() []byte {
 
 // String reads a string value.
 func (r *Reader) String() string {
-	if r.peek() != '"' {
-		r.expect('"', "a string")
-		return ""
-	}
-	raw, escaped := r.stringBody()
+	raw, escaped := r.rawString()
 	if r.err != nil {
 		return ""
 	}
@@ -251,9 +252,34 @@ func (r *Reader) String() string {
 	return string(unescape(nil, raw))
 }
 
+// rawString reads a string value and returns the bytes between its quotes,
+// a subslice of the input, and whether they hold escapes.
+func (r *Reader) rawString() ([]byte, bool) {
+	if r.peek() != '"' {
+		r.expect('"', "a string")
+		return nil, false
+	}
+	return r.stringBody()
+}
+
 // stringBody consumes a string and returns the bytes between its quotes, and
-// whether they hold escapes.
+// whether they hold escapes. A well-formed string at the cursor is scanned by
+// stringEnd; anything else by stringBodyChecked, which says what is wrong
+// and where.
 func (r *Reader) stringBody() ([]byte, bool) {
+	if r.err == nil && r.pos < len(r.data) && r.data[r.pos] == '"' {
+		if end, escaped, ok := stringEnd(r.data, r.pos+1); ok {
+			start := r.pos + 1
+			r.pos = end
+			return r.data[start : end-1], escaped
+		}
+	}
+	return r.stringBodyChecked()
+}
+
+// stringBodyChecked is stringBody for any input: it skips whitespace before
+// the string and reports the first error at its offset.
+func (r *Reader) stringBodyChecked() ([]byte, bool) {
 	if !r.expect('"', "a string") {
 		return nil, false
 	}

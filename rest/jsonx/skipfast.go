@@ -1,195 +1,177 @@
 package jsonx
 
-import "github.com/podwatch/podwatch/internal/stream/jsonstr"
+// fastDepth is the nesting skipFast follows, one bit of a word per level.
+const fastDepth = 64
 
-// skipFast skips the value at data[p:] as skipValue does and returns where
-// it ends, in one function: the cursor and a bitset of the open brackets in
-// locals, whitespace tested by one compare before its loop, strings scanned
-// eight bytes at a time, no call per token. ok is false, and skipValue's
-// slower walk then decides and names the fault, wherever the value is
-// malformed, nests more than 64 deep or deeper than maxDepth allows, or ends
-// with the input; so what it takes skipValue takes, and ends at the same
-// byte.
-func skipFast(data []byte, p, maxDepth int) (end int, ok bool) {
-	var objects uint64 // bit d: the bracket open at depth d is an object's
+// skipFast returns the end of the well-formed value that starts at or after
+// whitespace at i, or false when the value is malformed, is cut short, or
+// nests deeper than room or fastDepth; skipValue's walk then skips it again
+// from the same start, to decide and name the fault. It is one function on
+// purpose: the cursor, the depth and the kinds of the open containers (a bit
+// per level) stay in locals and whitespace costs one comparison where there
+// is none. Strings go through stringEnd, the reader's one string scan (eight
+// bytes a step); numbers with a fraction or an exponent, rare in pods,
+// through skipFraction.
+func skipFast(data []byte, i, room int) (int, bool) {
+	var objects uint64 // bit d is set when the container at depth d+1 is an object
 	depth := 0
+	limit := min(fastDepth, room)
+	wantKey := false // the string at i is an object key, and ':' follows it
 	for {
-		// A value is expected here.
-		if p = skipWS(data, p); p >= len(data) {
-			return p, false
+		// A value (or a key) starts at or after i.
+		if i >= len(data) {
+			return 0, false
 		}
-		switch c := data[p]; {
+		c := data[i]
+		if c <= ' ' {
+			if i = skipWhite(data, i); i >= len(data) {
+				return 0, false
+			}
+			c = data[i]
+		}
+		if wantKey && c != '"' {
+			return 0, false
+		}
+		switch {
 		case c == '"':
-			if p, ok = skipString(data, p+1); !ok {
-				return p, false
+			var ok bool
+			if i, _, ok = stringEnd(data, i+1); !ok {
+				return 0, false
+			}
+			if wantKey {
+				wantKey = false
+				if i < len(data) && data[i] <= ' ' {
+					i = skipWhite(data, i)
+				}
+				if i >= len(data) || data[i] != ':' {
+					return 0, false
+				}
+				i++
+				continue
 			}
 		case c == '{' || c == '[':
-			if depth >= 64 || depth >= maxDepth {
-				return p, false
+			if depth >= limit {
+				return 0, false
 			}
-			if p = skipWS(data, p+1); p >= len(data) {
-				return p, false
+			i++
+			if i < len(data) && data[i] <= ' ' {
+				i = skipWhite(data, i)
 			}
-			if c == '{' && data[p] == '}' || c == '[' && data[p] == ']' {
-				p++
+			if i >= len(data) {
+				return 0, false
+			}
+			if data[i] == c+2 { // '}' is '{'+2, ']' is '['+2
+				i++
 				break
 			}
 			if c == '{' {
 				objects |= 1 << depth
-				depth++
-				if p, ok = skipKey(data, p); !ok {
-					return p, false
-				}
+				wantKey = true
 			} else {
 				objects &^= 1 << depth
-				depth++
 			}
+			depth++
 			continue
 		case c == 't':
-			if p, ok = skipWord(data, p, "true"); !ok {
-				return p, false
+			if len(data)-i < 4 || string(data[i:i+4]) != "true" {
+				return 0, false
 			}
+			i += 4
 		case c == 'f':
-			if p, ok = skipWord(data, p, "false"); !ok {
-				return p, false
+			if len(data)-i < 5 || string(data[i:i+5]) != "false" {
+				return 0, false
 			}
+			i += 5
 		case c == 'n':
-			if p, ok = skipWord(data, p, "null"); !ok {
-				return p, false
+			if len(data)-i < 4 || string(data[i:i+4]) != "null" {
+				return 0, false
 			}
+			i += 4
 		case c == '-' || '0' <= c && c <= '9':
-			if p, ok = skipNumber(data, p); !ok {
-				return p, false
+			if c == '-' {
+				i++
+			}
+			digits := i
+			for i < len(data) && '0' <= data[i] && data[i] <= '9' {
+				i++
+			}
+			if i == digits || data[digits] == '0' && i-digits > 1 {
+				return 0, false
+			}
+			if i < len(data) && (data[i] == '.' || data[i]|0x20 == 'e') {
+				var ok bool
+				if i, ok = skipFraction(data, i); !ok {
+					return 0, false
+				}
 			}
 		default:
-			return p, false
+			return 0, false
 		}
-		// A value ended: close what it completes, then expect the next one.
+		// A value ended at i: close what it completes, then find the next one.
 		for {
 			if depth == 0 {
-				return p, true
+				return i, true
 			}
-			if p = skipWS(data, p); p >= len(data) {
-				return p, false
+			if i < len(data) && data[i] <= ' ' {
+				i = skipWhite(data, i)
 			}
-			object := objects&(1<<(depth-1)) != 0
-			c := data[p]
-			if c == ',' {
-				if object {
-					if p, ok = skipKey(data, p+1); !ok {
-						return p, false
-					}
-				} else {
-					p++
-				}
-				break
+			if i >= len(data) {
+				return 0, false
 			}
-			if object && c == '}' || !object && c == ']' {
-				p++
+			inObject := objects>>(depth-1)&1 != 0
+			switch c := data[i]; {
+			case c == ',':
+				i++
+				wantKey = inObject
+			case c == '}' && inObject, c == ']' && !inObject:
+				i++
 				depth--
 				continue
-			}
-			return p, false
-		}
-	}
-}
-
-func skipWS(data []byte, p int) int {
-	for p < len(data) && data[p] <= ' ' {
-		if c := data[p]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return len(data) // not whitespace: let the slow walk name it
-		}
-		p++
-	}
-	return p
-}
-
-// skipKey skips `"key":` and returns where the value starts.
-func skipKey(data []byte, p int) (int, bool) {
-	if p = skipWS(data, p); p >= len(data) || data[p] != '"' {
-		return p, false
-	}
-	p, ok := skipString(data, p+1)
-	if !ok {
-		return p, false
-	}
-	if p = skipWS(data, p); p >= len(data) || data[p] != ':' {
-		return p, false
-	}
-	return p + 1, true
-}
-
-// skipString skips a string's body and closing quote, from data[p:].
-func skipString(data []byte, p int) (int, bool) {
-	for {
-		if p = jsonstr.PlainEnd(data, p); p >= len(data) {
-			return p, false
-		}
-		switch data[p] {
-		case '"':
-			return p + 1, true
-		case '\\':
-			if p+1 >= len(data) {
-				return p, false
-			}
-			switch data[p+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				p += 2
-			case 'u':
-				if p+5 >= len(data) || !isHex4(data[p+2:p+6]) {
-					return p, false
-				}
-				p += 6
 			default:
-				return p, false
+				return 0, false
 			}
-		default: // a control byte
-			return p, false
+			break
 		}
 	}
 }
 
-func skipWord(data []byte, p int, word string) (int, bool) {
-	if len(data)-p < len(word) || string(data[p:p+len(word)]) != word {
-		return p, false
+// skipWhite returns the index of the first byte at or after i that is not
+// JSON whitespace. skipFast calls it only where a byte <= ' ' was seen.
+func skipWhite(data []byte, i int) int {
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return i
+		}
 	}
-	return p + len(word), true
+	return i
 }
 
-// skipNumber skips a number as Reader.number reads one.
-func skipNumber(data []byte, p int) (int, bool) {
-	if data[p] == '-' {
-		p++
-	}
-	digits := p
-	for p < len(data) && '0' <= data[p] && data[p] <= '9' {
-		p++
-	}
-	if p == digits || data[digits] == '0' && p-digits > 1 {
-		return p, false
-	}
-	if p < len(data) && data[p] == '.' {
-		p++
-		f := p
-		for p < len(data) && '0' <= data[p] && data[p] <= '9' {
-			p++
+// skipFraction consumes a number's fraction and exponent from i.
+func skipFraction(data []byte, i int) (int, bool) {
+	if data[i] == '.' {
+		i++
+		f := i
+		for i < len(data) && '0' <= data[i] && data[i] <= '9' {
+			i++
 		}
-		if p == f {
-			return p, false
+		if i == f {
+			return 0, false
 		}
 	}
-	if p < len(data) && (data[p] == 'e' || data[p] == 'E') {
-		p++
-		if p < len(data) && (data[p] == '+' || data[p] == '-') {
-			p++
+	if i < len(data) && data[i]|0x20 == 'e' {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
 		}
-		e := p
-		for p < len(data) && '0' <= data[p] && data[p] <= '9' {
-			p++
+		e := i
+		for i < len(data) && '0' <= data[i] && data[i] <= '9' {
+			i++
 		}
-		if p == e {
-			return p, false
+		if i == e {
+			return 0, false
 		}
 	}
-	return p, true
+	return i, true
 }

@@ -20,13 +20,7 @@ const (
 // off, and a byte loop branches on every byte.
 func PlainEnd(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		// x^0x02 keeps the control bytes below 0x20 and moves '"' (0x22) to
-		// 0x20, so one test finds both: a byte of x below 0x21 borrows in
-		// x-0x21. A byte of s is zero where w holds a backslash. The lowest
-		// flagged byte is exact (only bytes above it can be false hits).
-		x, s := w^(ones*0x02), w^(ones*'\\')
-		if m := ((x-ones*0x21)&^x | (s-ones)&^s) & highs; m != 0 {
+		if m := Stops(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
@@ -36,4 +30,17 @@ func PlainEnd(b []byte, i int) int {
 		}
 	}
 	return i
+}
+
+// Stops flags the bytes of w, eight bytes read little-endian, that end plain
+// string content: '"', '\\' or a control byte below 0x20. The lowest flagged
+// byte is exact, bytes above it may be false hits: a scanner takes
+// bits.TrailingZeros64(Stops(w))>>3 as the offset of the first stop and reads
+// on from there. It is small enough to be inlined into a caller's own loop.
+func Stops(w uint64) uint64 {
+	// x^0x02 keeps the control bytes below 0x20 and moves '"' (0x22) to
+	// 0x20, so one test finds both: a byte of x below 0x21 borrows in
+	// x-0x21. A byte of s is zero where w holds a backslash.
+	x, s := w^(ones*0x02), w^(ones*'\\')
+	return ((x-ones*0x21)&^x | (s-ones)&^s) & highs
 }
