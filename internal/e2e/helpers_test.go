@@ -44,7 +44,7 @@ func startCluster(t *testing.T, limit time.Duration) (*cluster.Cluster, context.
 // each round trip in trips (unless nil).
 func newClient(t *testing.T, c *cluster.Cluster, token string, trips *tripLog) *rest.Client {
 	t.Helper()
-	cfg := rest.Config{Host: c.URL, BearerToken: token, TLS: rest.TLSConfig{CAData: c.CAData}}
+	cfg := clusterConfig(c, token)
 	if trips != nil {
 		cfg.WrapTransport = trips.wrap
 	}
@@ -53,6 +53,11 @@ func newClient(t *testing.T, c *cluster.Cluster, token string, trips *tripLog) *
 		t.Fatalf("rest.NewClient: %v", err)
 	}
 	return client
+}
+
+// clusterConfig is the configuration of a client of c that sends token.
+func clusterConfig(c *cluster.Cluster, token string) rest.Config {
+	return rest.Config{Host: c.URL, BearerToken: token, TLS: rest.TLSConfig{CAData: c.CAData}}
 }
 
 // nodeListWatch is the list-watch a kubelet on node builds for its pods.
@@ -210,6 +215,11 @@ func (l *pushLog) all() []snapshot {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.snaps)
+}
+
+// reached reports whether a snapshot is at resourceVersion rv or later.
+func (l *pushLog) reached(rv string) bool {
+	return slices.ContainsFunc(l.all(), func(s snapshot) bool { return atLeast(s.RV, rv) })
 }
 
 func (l *pushLog) last() (snapshot, bool) {

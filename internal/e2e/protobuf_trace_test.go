@@ -10,17 +10,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/cluster"
 	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
-	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
 
@@ -50,10 +46,12 @@ func testProtobufTraceFrames(t *testing.T, ctx context.Context, c *cluster.Clust
 	}
 	runs := map[string]*tracedRun{}
 	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
-		runs[ct] = startTracedRun(t, ctx, c, ct)
+		cfg := clusterConfig(c, c.NodeToken)
+		cfg.ContentType = ct
+		runs[ct] = startTracedRun(t, ctx, tracedRunOptions{Rest: cfg})
 	}
 	for ct, r := range runs {
-		if !poll(ctx, func() bool { return r.pushes.count() > 0 }) {
+		if !poll(ctx, func() bool { return len(r.pushes.all()) > 0 }) {
 			t.Fatalf("%s: no first push within %s", ct, wait)
 		}
 	}
@@ -111,96 +109,6 @@ func testProtobufTraceFrames(t *testing.T, ctx context.Context, c *cluster.Clust
 	if p.BytesPerEvent >= j.BytesPerEvent {
 		t.Errorf("protobuf %.1f bytes per event, JSON %.1f: want protobuf's fewer", p.BytesPerEvent, j.BytesPerEvent)
 	}
-}
-
-// tracedRun is a reflector of node's pods, in one content type, traced in
-// JSON lines.
-type tracedRun struct {
-	tr     *trace.Tracer
-	out    bytes.Buffer // written under the Tracer's lock; read after Close
-	pushes *jsonPushLog
-	cancel context.CancelFunc
-	done   chan struct{}
-	once   sync.Once
-	st     trace.Stop
-}
-
-func startTracedRun(t *testing.T, ctx context.Context, c *cluster.Cluster, contentType string) *tracedRun {
-	t.Helper()
-	r := &tracedRun{pushes: &jsonPushLog{}, done: make(chan struct{})}
-	r.tr = trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&r.out)}})
-	in := trace.NewInstrument[*api.Pod](r.tr)
-	cfg := rest.Config{Host: c.URL, BearerToken: c.NodeToken, TLS: rest.TLSConfig{CAData: c.CAData}, ContentType: contentType}
-	in.Configure(&cfg)
-	client, err := rest.NewClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := in.WrapStore(cache.NewUndeltaStore(func(items []*api.Pod, rv string) {
-		in.Pushed(items, rv)
-		r.pushes.push(items, rv)
-	}, cache.MetaNamespaceKey[*api.Pod]))
-	refl := cache.NewReflector(nodeListWatch(client), store, cache.ReflectorOptions{Observe: in.Observe})
-	ctx, r.cancel = context.WithCancel(ctx)
-	go func() {
-		defer close(r.done)
-		refl.Run(ctx)
-	}()
-	t.Cleanup(func() { r.stopRun(t) })
-	return r
-}
-
-func (r *tracedRun) stopRun(t *testing.T) {
-	r.once.Do(func() {
-		r.cancel()
-		select {
-		case <-r.done:
-		case <-time.After(wait):
-			t.Errorf("the reflector did not stop within %s", wait)
-		}
-		if err := r.tr.Close(); err != nil {
-			t.Errorf("close the trace: %v", err)
-		}
-	})
-}
-
-// stop ends the run and returns its trace's summary.
-func (r *tracedRun) stop(t *testing.T) trace.Stop {
-	t.Helper()
-	r.stopRun(t)
-	for _, s := range r.steps(t) {
-		if s.Stop != nil {
-			return *s.Stop
-		}
-	}
-	t.Fatalf("the trace has no summary:\n%s", r.out.String())
-	return trace.Stop{}
-}
-
-type tracedStep struct {
-	Event   *trace.Event
-	BodyEnd *trace.BodyEnd `json:"body-end"`
-	Stop    *trace.Stop
-}
-
-// steps reads back the trace of a stopped run.
-func (r *tracedRun) steps(t *testing.T) []tracedStep {
-	t.Helper()
-	var out []tracedStep
-	for _, line := range strings.Split(strings.TrimSpace(r.out.String()), "\n") {
-		var s tracedStep
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatalf("trace line %q: %v", line, err)
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-func (l *jsonPushLog) count() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.snaps)
 }
 
 // testProtobufWire records, from the real apiserver, the protobuf wire that

@@ -2,15 +2,13 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/cluster"
 	"github.com/podwatch/podwatch/internal/trace"
-	"github.com/podwatch/podwatch/rest"
-	"github.com/podwatch/podwatch/rest/api"
 )
 
 // stallWatchTimeout is the timeoutSeconds of the test's watches: long enough
@@ -33,7 +31,7 @@ func TestStallAgainstAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreatePod: %v", err)
 	}
-	run := startStallRun(t, ctx, rest.Config{Host: c.URL, BearerToken: c.NodeToken, TLS: rest.TLSConfig{CAData: c.CAData}})
+	run := startStallRun(t, ctx, c)
 	waitConverged(t, ctx, c, run.pushes, rv)
 
 	// Freeze as soon as a new watch is answered: it then has its whole
@@ -87,95 +85,23 @@ func TestStallAgainstAPIServer(t *testing.T) {
 	}
 }
 
-// stallRun is a reflector of node's pods, traced in JSON lines with a stall
-// threshold of a second.
-type stallRun struct {
-	tr     *trace.Tracer
-	out    *lockedBuffer
-	pushes *pushLog
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-func startStallRun(t *testing.T, ctx context.Context, cfg rest.Config) *stallRun {
+// startStallRun starts a traced run whose stall threshold is a second, and
+// whose watches each ask for stallWatchTimeout.
+func startStallRun(t *testing.T, ctx context.Context, c *cluster.Cluster) *tracedRun {
 	t.Helper()
-	r := &stallRun{out: &lockedBuffer{}, pushes: &pushLog{}, done: make(chan struct{})}
-	r.tr = trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(r.out)}, StallAfter: time.Second})
-	in := trace.NewInstrument[*api.Pod](r.tr)
-	in.Configure(&cfg)
-	client, err := rest.NewClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := in.WrapStore(cache.NewUndeltaStore(func(items []*api.Pod, rv string) {
-		in.Pushed(items, rv)
-		r.pushes.push(items, rv)
-	}, cache.MetaNamespaceKey[*api.Pod]))
-	refl := cache.NewReflector(nodeListWatch(client), store, cache.ReflectorOptions{
-		Observe:         in.Observe,
-		MinWatchTimeout: stallWatchTimeout,
-		Rand:            func() float64 { return 0 }, // every watch asks for exactly that
+	return startTracedRun(t, ctx, tracedRunOptions{
+		Rest:  clusterConfig(c, c.NodeToken),
+		Trace: trace.Options{StallAfter: time.Second},
+		Reflector: cache.ReflectorOptions{
+			MinWatchTimeout: stallWatchTimeout,
+			Rand:            func() float64 { return 0 }, // every watch asks for exactly that
+		},
 	})
-	ctx, r.cancel = context.WithCancel(ctx)
-	go func() {
-		defer close(r.done)
-		refl.Run(ctx)
-	}()
-	t.Cleanup(func() { r.stop(t) })
-	return r
-}
-
-// stop ends the run and closes its trace; safe twice. It returns the
-// trace's summary.
-func (r *stallRun) stop(t *testing.T) trace.Stop {
-	t.Helper()
-	r.cancel()
-	select {
-	case <-r.done:
-	case <-time.After(wait):
-		t.Fatalf("the reflector did not stop within %s", wait)
-	}
-	if err := r.tr.Close(); err != nil {
-		t.Fatalf("close the trace: %v", err)
-	}
-	for _, s := range r.steps(t) {
-		if s.Stop != nil {
-			return *s.Stop
-		}
-	}
-	t.Fatalf("the trace has no summary:\n%s", r.out.String())
-	return trace.Stop{}
-}
-
-type stallTraceStep struct {
-	Kind     trace.Kind
-	Req      int
-	Request  *trace.Request
-	Response *trace.Response
-	BodyEnd  *trace.BodyEnd `json:"body-end"`
-	Stall    *trace.Stall
-	Stop     *trace.Stop
-}
-
-func (r *stallRun) steps(t *testing.T) []stallTraceStep {
-	t.Helper()
-	var out []stallTraceStep
-	for _, line := range strings.Split(strings.TrimSpace(r.out.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		var s stallTraceStep
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatalf("trace line %q: %v", line, err)
-		}
-		out = append(out, s)
-	}
-	return out
 }
 
 // openWatch is the request number of the last request, if it is a watch
 // answered 200 whose body has not ended; 0 otherwise.
-func (r *stallRun) openWatch(t *testing.T) int {
+func (r *tracedRun) openWatch(t *testing.T) int {
 	last, answered := 0, false
 	for _, s := range r.steps(t) {
 		switch {
@@ -198,7 +124,7 @@ func (r *stallRun) openWatch(t *testing.T) int {
 
 // told reports whether the trace has told a stall of request req with the
 // verdict.
-func (r *stallRun) told(t *testing.T, req int, verdict string) bool {
+func (r *tracedRun) told(t *testing.T, req int, verdict string) bool {
 	for _, s := range r.steps(t) {
 		if s.Stall != nil && s.Req == req && s.Stall.Verdict == verdict {
 			return true
@@ -208,7 +134,7 @@ func (r *stallRun) told(t *testing.T, req int, verdict string) bool {
 }
 
 // watchesAfter counts the watch requests after request req.
-func (r *stallRun) watchesAfter(t *testing.T, req int) int {
+func (r *tracedRun) watchesAfter(t *testing.T, req int) int {
 	n := 0
 	for _, s := range r.steps(t) {
 		if s.Request != nil && s.Request.Type == "watch" && s.Req > req {
