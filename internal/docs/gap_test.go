@@ -2,9 +2,7 @@ package docs
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -17,28 +15,10 @@ import (
 // recording (its lines are checked against the golden trace by
 // TestProtocolSnippets).
 func TestGapAuditDocumented(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "TRACE.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, schema, _ := strings.Cut(string(doc), "\n## JSON schema\n")
-	documented := map[string]bool{}
-	for _, m := range docPathRE.FindAllStringSubmatch(schema, -1) {
-		documented[m[1]] = true
-	}
+	documented := documentedPaths(t, readDoc(t, "TRACE.md"))
 	written := map[string]bool{}
-	for _, s := range []trace.Step{{Kind: trace.KindMissed}, {Kind: trace.KindStop}} {
-		field := map[trace.Kind]string{trace.KindMissed: "Missed", trace.KindStop: "Stop"}[s.Kind]
-		fill(reflect.ValueOf(&s).Elem().FieldByName(field))
-		data, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v any
-		if err := json.Unmarshal(data, &v); err != nil {
-			t.Fatal(err)
-		}
-		paths("", v, written)
+	for _, kind := range []trace.Kind{trace.KindMissed, trace.KindStop} {
+		stepPaths(t, trace.Step{Kind: kind}, written)
 	}
 	for p := range written {
 		if (strings.HasPrefix(p, "missed.") || strings.HasPrefix(p, "stop.missed")) && !documented[p] {
@@ -46,11 +26,7 @@ func TestGapAuditDocumented(t *testing.T) {
 		}
 	}
 
-	proto, err := os.ReadFile(filepath.Join(root, "docs", "PROTOCOL.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, sec, ok := strings.Cut(string(proto), "\n## 14. ")
+	_, sec, ok := strings.Cut(readDoc(t, "PROTOCOL.md"), "\n## 14. ")
 	if !ok {
 		t.Fatalf("docs/PROTOCOL.md has no section 14")
 	}
@@ -73,11 +49,7 @@ func TestGapAuditDocumented(t *testing.T) {
 // against the real apiserver (-update-gap-docs), and the block to show its
 // missed steps.
 func TestGapRealRunQuoted(t *testing.T) {
-	proto, err := os.ReadFile(filepath.Join(root, "docs", "PROTOCOL.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, after, ok := strings.Cut(string(proto), "\n<!-- gap: real.jsonl -->\n")
+	_, after, ok := strings.Cut(readDoc(t, "PROTOCOL.md"), "\n<!-- gap: real.jsonl -->\n")
 	if !ok {
 		t.Fatalf("docs/PROTOCOL.md quotes no real run's gap audit")
 	}
@@ -89,19 +61,9 @@ func TestGapRealRunQuoted(t *testing.T) {
 		}
 		block = append(block, q)
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "gap", "real.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recorded := map[string]bool{}
-	for _, l := range strings.Split(string(data), "\n") {
-		recorded[l] = true
-	}
+	checkLines(t, strings.Join(block, "\n"), filepath.Join("testdata", "gap", "real.jsonl"))
 	missed := 0
 	for _, l := range block {
-		if !recorded[l] {
-			t.Errorf("not a line of testdata/gap/real.jsonl: %s", l)
-		}
 		var s struct {
 			Missed *trace.Missed `json:"missed"`
 		}

@@ -15,6 +15,16 @@ import (
 
 const root = "../.."
 
+// readDoc is the text of docs/NAME.
+func readDoc(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "docs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 // A snippet is a fenced block of docs/PROTOCOL.md right after a marker that
 // says where it comes from:
 //
@@ -25,6 +35,7 @@ const root = "../.."
 //	<!-- recorded: protobuf/FILE -->  the request FILE answers, its status and Content-Type
 //	<!-- proxy: NAME #N request|response|frames -->, <!-- proxy-trace: NAME -->  a proxy recording and trace (see proxy_test.go)
 //	<!-- hex|recorded|frames: cbor/FILE -->  the same for a CBOR body (see cbor_test.go)
+//	<!-- stall: FIXTURE #N after DURATION -->  the stall lines of exchange N at that threshold (see stall_test.go)
 //
 // Only ```console blocks (commands to type) need no marker.
 type snippet struct {
@@ -67,6 +78,7 @@ func parseSnippets(t *testing.T, doc string) []snippet {
 		pb := protobufMarkerRE.FindStringSubmatch(marker)
 		px := proxyMarkerRE.FindStringSubmatch(marker)
 		cb := cborMarkerRE.FindStringSubmatch(marker)
+		st := stallMarkerRE.FindStringSubmatch(marker)
 		switch {
 		case px != nil:
 			n, _ := strconv.Atoi(px[3])
@@ -82,7 +94,9 @@ func parseSnippets(t *testing.T, doc string) []snippet {
 			}
 			out = append(out, snippet{line: i, source: m[1], fixture: m[2], n: n, part: m[4], text: body})
 		case info == "console":
-		case stallMarkerRE.MatchString(marker): // checked by TestStallSnippets
+		case st != nil:
+			n, _ := strconv.Atoi(st[2])
+			out = append(out, snippet{line: i, source: "stall", fixture: st[1], n: n, part: st[3], text: body})
 		default:
 			t.Fatalf("line %d: a fenced block without a snippet marker (see internal/docs): every wire snippet must name its fixture", i+1)
 		}
@@ -95,16 +109,15 @@ func parseSnippets(t *testing.T, doc string) []snippet {
 // matches the fixture it names, so the guide cannot drift from the
 // recordings.
 func TestProtocolSnippets(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "PROTOCOL.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	snippets := parseSnippets(t, string(doc))
+	snippets := parseSnippets(t, readDoc(t, "PROTOCOL.md"))
 	if len(snippets) < 10 {
 		t.Fatalf("only %d snippets found; the marker syntax may have changed", len(snippets))
 	}
 	recs := map[string]*fixture.Recording{}
 	for _, s := range snippets {
+		if s.source == "stall" {
+			continue // checked by TestStallSnippets
+		}
 		t.Run(fmt.Sprintf("line %d %s %s #%d %s", s.line, s.source, s.fixture, s.n, s.part), func(t *testing.T) {
 			switch s.source {
 			case "hex", "recorded", "frames":

@@ -3,10 +3,8 @@ package docs
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,37 +28,23 @@ const stallTick = 10 * time.Millisecond
 // what podwatch's stall rules tell of the recorded watch it names, its
 // timing replayed on a virtual clock.
 func TestStallSnippets(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "PROTOCOL.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(doc), "\n")
 	found := 0
-	for i, l := range lines {
-		m := stallMarkerRE.FindStringSubmatch(l)
-		if m == nil {
+	for _, s := range parseSnippets(t, readDoc(t, "PROTOCOL.md")) {
+		if s.source != "stall" {
 			continue
 		}
 		found++
-		if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") {
-			t.Fatalf("line %d: no fenced block after the stall marker", i+1)
-		}
-		end := i + 2
-		for end < len(lines) && !strings.HasPrefix(lines[end], "```") {
-			end++
-		}
-		rec, err := fixture.Load(filepath.Join(root, "testdata", "fixtures", m[1]))
+		rec, err := fixture.Load(filepath.Join(root, "testdata", "fixtures", s.fixture))
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, _ := strconv.Atoi(m[2])
-		after, err := time.ParseDuration(m[3])
-		if err != nil || n < 1 || n > len(rec.Exchanges) {
-			t.Fatalf("line %d: bad marker %q", i+1, l)
+		after, err := time.ParseDuration(s.part)
+		if err != nil || s.n < 1 || s.n > len(rec.Exchanges) {
+			t.Fatalf("line %d: bad stall marker: %s #%d after %s", s.line, s.fixture, s.n, s.part)
 		}
-		got := recordedStalls(t, rec.Exchanges[n-1], n, after)
-		if diff := cmp.Diff(lines[i+2:end], got); diff != "" {
-			t.Errorf("line %d: the stall lines of %s #%d after %s differ (-doc +rules):\n%s", i+1, m[1], n, after, diff)
+		got := recordedStalls(t, rec.Exchanges[s.n-1], s.n, after)
+		if diff := cmp.Diff(strings.Split(s.text, "\n"), got); diff != "" {
+			t.Errorf("line %d: the stall lines of %s #%d after %s differ (-doc +rules):\n%s", s.line, s.fixture, s.n, after, diff)
 		}
 	}
 	if found == 0 {

@@ -2,8 +2,6 @@ package docs
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -90,34 +88,35 @@ func paths(prefix string, v any, out map[string]bool) {
 func schemaPaths(t *testing.T) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
-	for kind, field := range detailField {
-		s := trace.Step{Kind: kind, Req: 1, At: 1e6, Client: "x"}
-		fill(reflect.ValueOf(&s).Elem().FieldByName(field))
-		data, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v any
-		if err := json.Unmarshal(data, &v); err != nil {
-			t.Fatal(err)
-		}
-		paths("", v, out)
+	for kind := range detailField {
+		stepPaths(t, trace.Step{Kind: kind, Req: 1, At: 1e6, Client: "x"}, out)
 	}
 	return out
 }
 
-var docPathRE = regexp.MustCompile("(?m)^\\| `([a-z_.*\\[\\]A-Z-]+)` \\|")
-
-// TestTraceSchemaDocumented fails when the JSON trace writes a member that
-// the "JSON schema" section of docs/TRACE.md does not document (a table row
-// beginning with the member's path), or the section lists one it no longer
-// writes.
-func TestTraceSchemaDocumented(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "TRACE.md"))
+// stepPaths adds to out the member paths of s written as a JSON trace line,
+// once every field of its kind's details is filled.
+func stepPaths(t *testing.T, s trace.Step, out map[string]bool) {
+	t.Helper()
+	fill(reflect.ValueOf(&s).Elem().FieldByName(detailField[s.Kind]))
+	data, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, schema, ok := strings.Cut(string(doc), "\n## JSON schema\n")
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	paths("", v, out)
+}
+
+var docPathRE = regexp.MustCompile("(?m)^\\| `([a-z_.*\\[\\]A-Z-]+)` \\|")
+
+// documentedPaths is every member path the "JSON schema" section of
+// docs/TRACE.md (doc) documents: a table row beginning with the path.
+func documentedPaths(t *testing.T, doc string) map[string]bool {
+	t.Helper()
+	_, schema, ok := strings.Cut(doc, "\n## JSON schema\n")
 	if !ok {
 		t.Fatalf("docs/TRACE.md has no \"## JSON schema\" section")
 	}
@@ -126,6 +125,16 @@ func TestTraceSchemaDocumented(t *testing.T) {
 	for _, m := range docPathRE.FindAllStringSubmatch(schema, -1) {
 		documented[m[1]] = true
 	}
+	return documented
+}
+
+// TestTraceSchemaDocumented fails when the JSON trace writes a member that
+// the "JSON schema" section of docs/TRACE.md does not document (a table row
+// beginning with the member's path), or the section lists one it no longer
+// writes.
+func TestTraceSchemaDocumented(t *testing.T) {
+	doc := readDoc(t, "TRACE.md")
+	documented := documentedPaths(t, doc)
 	written := schemaPaths(t)
 	var missing, stale []string
 	for p := range written {
@@ -147,7 +156,7 @@ func TestTraceSchemaDocumented(t *testing.T) {
 		t.Errorf("docs/TRACE.md documents members the trace does not write:\n  %s", strings.Join(stale, "\n  "))
 	}
 	for kind := range detailField {
-		if !strings.Contains(string(doc), "`"+string(kind)+"`") {
+		if !strings.Contains(doc, "`"+string(kind)+"`") {
 			t.Errorf("docs/TRACE.md does not name the kind %q", kind)
 		}
 	}
