@@ -55,20 +55,18 @@ func (e Env) checkCmd(ctx context.Context, args []string) error {
 	only := c.fs.String("only", "", "run only these checks (comma-separated `names`), and those they build on")
 	timeout := c.fs.Duration("timeout", 5*time.Minute, "end the whole battery within this `duration`")
 	write := c.fs.Bool("write", false, "create, change and delete throwaway pods to cause changes")
-	output := c.fs.String("output", "text", "output `format`: text or json")
-	c.alias("o", "output")
+	var output outputFlag
+	output.register(c)
 	watchSecs := c.fs.Int64("watch-seconds", 5, "the timeoutSeconds of the checks' watches (more than 2: the apiserver's bookmark comes 2 s before)")
-	pos, err := c.parse(e.Stdout, args)
-	if err != nil {
+	if err := c.parseNoArgs(e.Stdout, args); err != nil {
+		return err
+	}
+	if err := output.check(c); err != nil {
 		return err
 	}
 	switch {
-	case len(pos) > 0:
-		return usagef(c.name, "unexpected argument %q", pos[0])
 	case *node != "" && *ns != "":
 		return usagef(c.name, "--node and --namespace cannot be combined")
-	case *output != "text" && *output != "json":
-		return usagef(c.name, "-o %q: want text or json", *output)
 	case *timeout <= 0:
 		return usagef(c.name, "--timeout %v: must be positive", *timeout)
 	case *watchSecs <= 0:
@@ -82,7 +80,7 @@ func (e Env) checkCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := checkPrinter{w: e.Stdout, json: *output == "json"}
+	p := checkPrinter{w: e.Stdout, json: output.json()}
 	outs, err := check.Run(ctx, check.Options{
 		Config: cfg, Node: *node, Namespace: *ns, Only: names, Timeout: *timeout,
 		Write: *write, WatchSeconds: *watchSecs, Report: p.print,

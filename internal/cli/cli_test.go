@@ -162,6 +162,11 @@ func TestUsageErrors(t *testing.T) {
 		{"serve without fixture", []string{"serve"}, "no fixture given"},
 		{"serve two fixtures", []string{"serve", "a", "b"}, `unexpected argument "b"`},
 		{"version argument", []string{"version", "x"}, `unexpected argument "x"`},
+		{"record argument", []string{"record", "--out", fixture, "pods"}, `unexpected argument "pods"`},
+		{"check argument", []string{"check", "pods"}, `unexpected argument "pods"`},
+		{"probe argument", []string{"probe", "--write", "pods"}, `unexpected argument "pods"`},
+		{"check bad output", []string{"check", "-o", "yaml"}, `-o "yaml": want text or json`},
+		{"probe bad output", []string{"probe", "--output", "yaml"}, `-o "yaml": want text or json`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

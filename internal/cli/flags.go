@@ -74,6 +74,33 @@ func (c *command) parse(stdout io.Writer, args []string) ([]string, error) {
 	}
 }
 
+// parseNoArgs parses args for a command that takes flags only.
+func (c *command) parseNoArgs(stdout io.Writer, args []string) error {
+	pos, err := c.parse(stdout, args)
+	if err == nil && len(pos) > 0 {
+		err = usagef(c.name, "unexpected argument %q", pos[0])
+	}
+	return err
+}
+
+// outputFlag is -o/--output of a command that prints text, or JSON lines.
+type outputFlag struct{ format string }
+
+func (o *outputFlag) register(c *command) {
+	c.fs.StringVar(&o.format, "output", "text", "output `format`: text or json")
+	c.alias("o", "output")
+}
+
+// check refuses a format other than text or json.
+func (o *outputFlag) check(c *command) error {
+	if o.format != "text" && o.format != "json" {
+		return usagef(c.name, "-o %q: want text or json", o.format)
+	}
+	return nil
+}
+
+func (o *outputFlag) json() bool { return o.format == "json" }
+
 // set reports whether the flag name (or its alias) was given.
 func (c *command) set(name string) bool {
 	found := false

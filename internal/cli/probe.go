@@ -47,26 +47,26 @@ func (e Env) probeCmd(ctx context.Context, args []string) error {
 	count := c.fs.Int("count", 0, "stop after this many probes (0: until Ctrl-C)")
 	timeout := c.fs.Duration("timeout", 30*time.Second, "a probe whose annotation has not come within this `duration` is lost")
 	write := c.fs.Bool("write", false, "let the probe create, patch and delete its canary pod")
-	output := c.fs.String("output", "text", "output `format`: text or json")
-	c.alias("o", "output")
-	pos, err := c.parse(e.Stdout, args)
-	if err != nil {
+	var output outputFlag
+	output.register(c)
+	if err := c.parseNoArgs(e.Stdout, args); err != nil {
+		return err
+	}
+	if err := output.check(c); err != nil {
 		return err
 	}
 	switch {
-	case len(pos) > 0:
-		return usagef(c.name, "unexpected argument %q", pos[0])
-	case *output != "text" && *output != "json":
-		return usagef(c.name, "-o %q: want text or json", *output)
 	case *every <= 0 || *timeout <= 0:
 		return usagef(c.name, "--every and --timeout must be positive")
 	case *count < 0:
 		return usagef(c.name, "--count %d: must not be negative", *count)
 	}
 	if *node == "" {
-		if *node, err = hostname(e); err != nil {
+		h, err := hostname(e)
+		if err != nil {
 			return err
 		}
+		*node = h
 	}
 	canary := *name
 	if canary == "" {
@@ -84,7 +84,7 @@ func (e Env) probeCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := probePrinter{w: e.Stdout, json: *output == "json"}
+	p := probePrinter{w: e.Stdout, json: output.json()}
 	sum, err := probe.Run(ctx, probe.Options{Client: client, Node: *node, Namespace: *ns, Canary: canary,
 		Every: *every, Count: *count, Timeout: *timeout, Report: p.sample})
 	if sum != nil {

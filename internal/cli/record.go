@@ -33,14 +33,10 @@ func (e Env) recordCmd(ctx context.Context, args []string) error {
 	f.register(c, false)
 	var out string
 	c.fs.StringVar(&out, "out", "", "the fixture `folder` to write (created if missing)")
-	pos, err := c.parse(e.Stdout, args)
-	if err != nil {
+	if err := c.parseNoArgs(e.Stdout, args); err != nil {
 		return err
 	}
-	switch {
-	case len(pos) > 0:
-		return usagef(c.name, "unexpected argument %q", pos[0])
-	case out == "":
+	if out == "" {
 		return usagef(c.name, "--out is required")
 	}
 	if err := f.check(c); err != nil {
