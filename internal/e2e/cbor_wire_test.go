@@ -217,10 +217,7 @@ func testRecordCBOR(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	}
 	dir := t.TempDir()
 	bin := buildCommand(t, ctx, dir)
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, c.Kubeconfig(c.NodeToken), 0o600); err != nil {
-		t.Fatalf("write kubeconfig: %v", err)
-	}
+	kubeconfig := writeKubeconfig(t, c, dir, "kubeconfig", c.NodeToken)
 	fixtureDir := filepath.Join(dir, "fixture")
 	// A list then a watch (not a watch list), so the recording holds a
 	// CBOR list and a CBOR watch; each change below is one watch event.

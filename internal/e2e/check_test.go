@@ -83,10 +83,7 @@ func TestCheckAgainstAPIServer(t *testing.T) {
 			stopChurn = churn(t, ctx, c, "default", "checked-2")
 		}
 		t.Run(run.name, func(t *testing.T) {
-			kubeconfig := filepath.Join(dir, run.name+".kubeconfig")
-			if err := os.WriteFile(kubeconfig, c.Kubeconfig(run.token), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			kubeconfig := writeKubeconfig(t, c, dir, run.name+".kubeconfig", run.token)
 			var stdout, stderr bytes.Buffer
 			args := append([]string{"check", "--kubeconfig", kubeconfig, "--node", node, "-o", "json"}, run.args...)
 			code := cli.Main(ctx, args, &stdout, &stderr)

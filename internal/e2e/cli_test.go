@@ -38,10 +38,7 @@ func testCommand(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 
 	dir := t.TempDir()
 	bin := buildCommand(t, ctx, dir)
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, c.Kubeconfig(c.NodeToken), 0o600); err != nil {
-		t.Fatalf("write kubeconfig: %v", err)
-	}
+	kubeconfig := writeKubeconfig(t, c, dir, "kubeconfig", c.NodeToken)
 	// The changes below make four watch events on node-a: ADDED, MODIFIED
 	// (labels), MODIFIED (deletionTimestamp), DELETED.
 	traceFile := filepath.Join(dir, "trace.jsonl")
@@ -155,6 +152,17 @@ func buildCommand(t *testing.T, ctx context.Context, dir string) string {
 	return bin
 }
 
+// writeKubeconfig writes, as dir/name, a kubeconfig for c that sends token,
+// and returns its path.
+func writeKubeconfig(t *testing.T, c *cluster.Cluster, dir, name, token string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, c.Kubeconfig(token), 0o600); err != nil {
+		t.Fatalf("write kubeconfig: %v", err)
+	}
+	return path
+}
+
 // printedUpdate is one line of `podwatch watch -o json`.
 type printedUpdate struct {
 	Op     string      `json:"op"`
@@ -245,24 +253,32 @@ func (p *process) stderr() string {
 	return p.errBuf.String()
 }
 
-// next returns the next printed update, failing t if none comes within
+// nextLine returns the next line printed, failing t if none comes within
 // wait or stdout ends first.
-func (p *process) next(t *testing.T) printedUpdate {
+func (p *process) nextLine(t *testing.T) string {
 	t.Helper()
-	var line string
 	select {
-	case line = <-p.lines:
+	case line := <-p.lines:
+		return line
 	case <-p.read:
 		// Lines read before the end may still be queued: a select picks
 		// among ready cases at random.
 		select {
-		case line = <-p.lines:
+		case line := <-p.lines:
+			return line
 		default:
-			t.Fatalf("podwatch's output ended before the next update; stderr:\n%s", p.stderr())
+			t.Fatalf("podwatch's output ended before the next line; stderr:\n%s", p.stderr())
 		}
 	case <-time.After(wait):
-		t.Fatalf("no update printed within %s; stderr:\n%s", wait, p.stderr())
+		t.Fatalf("nothing printed within %s; stderr:\n%s", wait, p.stderr())
 	}
+	return ""
+}
+
+// next returns the next printed update, failing t as nextLine does.
+func (p *process) next(t *testing.T) printedUpdate {
+	t.Helper()
+	line := p.nextLine(t)
 	var u printedUpdate
 	if err := json.Unmarshal([]byte(line), &u); err != nil {
 		t.Fatalf("line %q is not an update: %v", line, err)

@@ -52,10 +52,7 @@ func TestGapAudit(t *testing.T) {
 
 	dir := t.TempDir()
 	bin := buildCommand(t, ctx, dir)
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, c.Kubeconfig(c.NodeToken), 0o600); err != nil {
-		t.Fatalf("write kubeconfig: %v", err)
-	}
+	kubeconfig := writeKubeconfig(t, c, dir, "kubeconfig", c.NodeToken)
 	traceFile := filepath.Join(dir, "trace.jsonl")
 	p := startCommand(t, ctx, bin, "watch", "--kubeconfig", kubeconfig, "--node", node, "-o", "json",
 		"--trace-file", traceFile, "--trace-format", "json")
@@ -76,7 +73,7 @@ func TestGapAudit(t *testing.T) {
 		t.Fatalf("SIGCONT podwatch: %v", err)
 	}
 
-	if !pollGap(ctx, 4*wait, func() bool { return relistedAndPushed(readGapSteps(t, traceFile)) }) {
+	if !pollFor(ctx, 4*wait, 200*time.Millisecond, func() bool { return relistedAndPushed(readGapSteps(t, traceFile)) }) {
 		t.Fatalf("no relist and push after it within %s; trace:\n%s", 4*wait, gapTraceTail(traceFile))
 	}
 	if err := proc.Signal(syscall.SIGINT); err != nil {
@@ -121,7 +118,7 @@ func writeGapDocs(t *testing.T, traceFile string) {
 	var keep []string
 	started, replaced := false, false
 	for line := range strings.Lines(string(data)) {
-		var s gapStep
+		var s tracedStep
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +131,7 @@ func writeGapDocs(t *testing.T, traceFile string) {
 			s.Decision != nil && (s.Decision.Step == "relist" || s.Decision.Step == "replace"):
 			keep = append(keep, line)
 			replaced = replaced || s.Decision != nil && s.Decision.Step == "replace"
-		case replaced && s.Kind == "push":
+		case replaced && s.Kind == trace.KindPush:
 			keep = append(keep, line)
 			replaced = false
 		}
@@ -148,7 +145,7 @@ func writeGapDocs(t *testing.T, traceFile string) {
 	}
 }
 
-func isGone410(s gapStep) bool {
+func isGone410(s tracedStep) bool {
 	return s.Response != nil && s.Response.Status == 410 || s.Event != nil && s.Event.Status != nil && s.Event.Status.Code == 410
 }
 
@@ -185,50 +182,19 @@ func freezeAndChange(t *testing.T, ctx context.Context, c *cluster.Cluster, ns s
 	return rv
 }
 
-// gapStep is what the test reads of a JSON trace line.
-type gapStep struct {
-	Kind     string `json:"kind"`
-	Decision *struct {
-		Step            string `json:"step"`
-		ResourceVersion string `json:"resourceVersion"`
-	} `json:"decision"`
-	Response *struct {
-		Status int `json:"status"`
-	} `json:"response"`
-	Event *struct {
-		Status *struct {
-			Code int `json:"code"`
-		} `json:"status"`
-	} `json:"event"`
-	Missed *trace.Missed `json:"missed"`
-	Stop   *trace.Stop   `json:"stop"`
-}
-
-// readGapSteps reads the JSON trace as far as it is written; a last line
-// still being written is left out.
-func readGapSteps(t *testing.T, path string) []gapStep {
+// readGapSteps reads the JSON trace as far as it is written.
+func readGapSteps(t *testing.T, path string) []tracedStep {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("read the trace: %v", err)
 	}
-	var out []gapStep
-	for line := range strings.Lines(string(data)) {
-		if !strings.HasSuffix(line, "\n") {
-			break
-		}
-		var s gapStep
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatalf("trace line is not JSON: %v: %q", err, line)
-		}
-		out = append(out, s)
-	}
-	return out
+	return parseTrace(t, string(data))
 }
 
 // relistedAndPushed says whether the trace has a relist followed by a
 // replace and the push of the replaced state.
-func relistedAndPushed(steps []gapStep) bool {
+func relistedAndPushed(steps []tracedStep) bool {
 	relist, replace := false, false
 	for _, s := range steps {
 		switch {
@@ -236,7 +202,7 @@ func relistedAndPushed(steps []gapStep) bool {
 			relist = true
 		case relist && s.Decision != nil && s.Decision.Step == "replace":
 			replace = true
-		case replace && s.Kind == "push":
+		case replace && s.Kind == trace.KindPush:
 			return true
 		}
 	}
@@ -245,7 +211,7 @@ func relistedAndPushed(steps []gapStep) bool {
 
 // checkGone410 wants the resume's 410: as an answer, or as an ERROR event
 // in a watch's stream.
-func checkGone410(t *testing.T, steps []gapStep) {
+func checkGone410(t *testing.T, steps []tracedStep) {
 	t.Helper()
 	if slices.ContainsFunc(steps, isGone410) {
 		return
@@ -255,7 +221,7 @@ func checkGone410(t *testing.T, steps []gapStep) {
 
 // missedSteps returns the trace's missed steps in order, and the distinct
 // states they were found in.
-func missedSteps(steps []gapStep) ([]trace.Missed, []string) {
+func missedSteps(steps []tracedStep) ([]trace.Missed, []string) {
 	var out []trace.Missed
 	var states []string
 	for _, s := range steps {
@@ -268,24 +234,6 @@ func missedSteps(steps []gapStep) ([]trace.Missed, []string) {
 		}
 	}
 	return out, states
-}
-
-// pollGap polls cond until it holds or limit (or ctx) ends.
-func pollGap(ctx context.Context, limit time.Duration, cond func() bool) bool {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if cond() {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return cond()
-		case <-tick.C:
-		}
-	}
 }
 
 // gapTraceTail is the end of a file, for a failure message.

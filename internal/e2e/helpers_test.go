@@ -314,9 +314,16 @@ func waitConverged(t *testing.T, ctx context.Context, c *cluster.Cluster, log *p
 // poll calls cond every 20 ms until it returns true (then poll does too),
 // wait passes, or ctx ends.
 func poll(ctx context.Context, cond func() bool) bool {
-	ctx, cancel := context.WithTimeout(ctx, wait)
+	return pollFor(ctx, wait, 20*time.Millisecond, cond)
+}
+
+// pollFor calls cond every interval until it returns true (then pollFor
+// does too), limit passes, or ctx ends. A cond that reads a whole trace
+// wants a longer interval than poll's.
+func pollFor(ctx context.Context, limit, every time.Duration, cond func() bool) bool {
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	tick := time.NewTicker(20 * time.Millisecond)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		if cond() {

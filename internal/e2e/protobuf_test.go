@@ -438,10 +438,7 @@ func testSameCommand(t *testing.T, ctx context.Context, c *cluster.Cluster, ns s
 	}
 	dir := t.TempDir()
 	bin := buildCommand(t, ctx, dir)
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, c.Kubeconfig(c.NodeToken), 0o600); err != nil {
-		t.Fatalf("write kubeconfig: %v", err)
-	}
+	kubeconfig := writeKubeconfig(t, c, dir, "kubeconfig", c.NodeToken)
 	procs := map[string]*process{}
 	traceFile = filepath.Join(dir, "trace.jsonl")
 	last := cts[len(cts)-1]

@@ -35,10 +35,7 @@ func TestProxy(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := buildCommand(t, ctx, dir)
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, c.Kubeconfig(c.NodeToken), 0o600); err != nil {
-		t.Fatalf("write kubeconfig: %v", err)
-	}
+	kubeconfig := writeKubeconfig(t, c, dir, "kubeconfig", c.NodeToken)
 	traceFile := filepath.Join(dir, "proxy-trace.jsonl")
 	px := startCommand(t, ctx, bin, "proxy", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0",
 		"--trace-file", traceFile, "--trace-format", "json")
