@@ -18,15 +18,7 @@ var changeRE = regexp.MustCompile("`(\\{\"op\":[^`]+\\})`")
 // TestDiffReplay in diff-lifecycle.json.golden, for web-1 at 220 against
 // the list's 215.
 func TestDiffSection(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "PROTOCOL.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(doc), "\n## 15. ")
-	if !ok {
-		t.Fatalf("docs/PROTOCOL.md has no section 15")
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := protocolSection(t, 15)
 	golden, err := os.ReadFile(filepath.Join(root, "internal", "cli", "testdata", "diff-lifecycle.json.golden"))
 	if err != nil {
 		t.Fatal(err)

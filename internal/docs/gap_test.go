@@ -26,12 +26,7 @@ func TestGapAuditDocumented(t *testing.T) {
 		}
 	}
 
-	_, sec, ok := strings.Cut(readDoc(t, "PROTOCOL.md"), "\n## 14. ")
-	if !ok {
-		t.Fatalf("docs/PROTOCOL.md has no section 14")
-	}
-	sec, _, _ = strings.Cut(sec, "\n## ")
-	_, snippet, ok := strings.Cut(sec, "<!-- trace: lifecycle-gone -->\n```text\n")
+	_, snippet, ok := strings.Cut(protocolSection(t, 14), "<!-- trace: lifecycle-gone -->\n```text\n")
 	if !ok {
 		t.Fatalf("section 14 quotes no trace of lifecycle-gone")
 	}

@@ -25,6 +25,18 @@ func readDoc(t *testing.T, name string) string {
 	return string(data)
 }
 
+// protocolSection is the text of docs/PROTOCOL.md's numbered section n,
+// after its heading's number, to the next section.
+func protocolSection(t *testing.T, n int) string {
+	t.Helper()
+	_, sec, ok := strings.Cut(readDoc(t, "PROTOCOL.md"), fmt.Sprintf("\n## %d. ", n))
+	if !ok {
+		t.Fatalf("docs/PROTOCOL.md has no section %d", n)
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	return sec
+}
+
 // A snippet is a fenced block of docs/PROTOCOL.md right after a marker that
 // says where it comes from:
 //
