@@ -3,11 +3,9 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -31,10 +29,7 @@ func testDiff(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	}
 	dir := t.TempDir()
 	bin := buildCommand(t, ctx, dir)
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, c.Kubeconfig(c.NodeToken), 0o600); err != nil {
-		t.Fatalf("write kubeconfig: %v", err)
-	}
+	kubeconfig := writeKubeconfig(t, c, dir, "kubeconfig", c.NodeToken)
 	traceFile := filepath.Join(dir, "trace.jsonl")
 	p := startCommand(t, ctx, bin, "watch", "--kubeconfig", kubeconfig, "--node", node, "-o", "json", "--diff",
 		"--content-type", "protobuf", "--max-events", "2", "--trace-file", traceFile, "--trace-format", "json")
@@ -83,41 +78,24 @@ func testDiff(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	}
 }
 
-// nextLine returns the next line podwatch prints, failing t if none comes
-// within wait.
-func (p *process) nextLine(t *testing.T) string {
-	t.Helper()
-	select {
-	case line := <-p.lines:
-		return line
-	case <-time.After(wait):
-		t.Fatalf("no line printed within %s; stderr:\n%s", wait, p.stderr())
-		return ""
-	}
-}
-
 // tracedDiffs are the MODIFIED events of a JSON trace: the pod, the
 // resourceVersion diffed against and the changes.
 func tracedDiffs(t *testing.T, path string) []string {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read the trace: %v", err)
-	}
 	var out []string
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var st struct {
-			Event *struct {
-				Type, Namespace, Name, DiffFrom string
-				Diff                            json.RawMessage
-			} `json:"event"`
-		}
-		if err := json.Unmarshal([]byte(line), &st); err != nil {
-			t.Fatalf("trace line %q: %v", line, err)
-		}
+	for _, st := range readTrace[diffStep](t, path) {
 		if e := st.Event; e != nil && e.Type == "MODIFIED" {
 			out = append(out, e.Namespace+"/"+e.Name+" from "+e.DiffFrom+" "+string(e.Diff))
 		}
 	}
 	return out
+}
+
+// diffStep is what tracedDiffs reads of a trace line: its event's changes
+// as written.
+type diffStep struct {
+	Event *struct {
+		Type, Namespace, Name, DiffFrom string
+		Diff                            json.RawMessage
+	} `json:"event"`
 }

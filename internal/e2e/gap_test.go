@@ -73,7 +73,7 @@ func TestGapAudit(t *testing.T) {
 		t.Fatalf("SIGCONT podwatch: %v", err)
 	}
 
-	if !pollFor(ctx, 4*wait, 200*time.Millisecond, func() bool { return relistedAndPushed(readGapSteps(t, traceFile)) }) {
+	if !pollFor(ctx, 4*wait, 200*time.Millisecond, func() bool { return relistedAndPushed(readTrace[tracedStep](t, traceFile)) }) {
 		t.Fatalf("no relist and push after it within %s; trace:\n%s", 4*wait, gapTraceTail(traceFile))
 	}
 	if err := proc.Signal(syscall.SIGINT); err != nil {
@@ -82,7 +82,7 @@ func TestGapAudit(t *testing.T) {
 	if err := p.waitExit(t); err != nil {
 		t.Fatalf("podwatch after SIGINT: %v; stderr:\n%s", err, p.stderr())
 	}
-	steps := readGapSteps(t, traceFile)
+	steps := readTrace[tracedStep](t, traceFile)
 	checkGone410(t, steps)
 	// In the order the audit tells them: by namespace/name.
 	want := []trace.Missed{
@@ -180,16 +180,6 @@ func freezeAndChange(t *testing.T, ctx context.Context, c *cluster.Cluster, ns s
 	}
 	t.Logf("while frozen: 2 pods deleted, 1 relabelled at rv %s; etcd compacted at revision %d; apiserver restarted", rv, rev)
 	return rv
-}
-
-// readGapSteps reads the JSON trace as far as it is written.
-func readGapSteps(t *testing.T, path string) []tracedStep {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read the trace: %v", err)
-	}
-	return parseTrace(t, string(data))
 }
 
 // relistedAndPushed says whether the trace has a relist followed by a

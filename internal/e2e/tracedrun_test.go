@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -98,7 +99,7 @@ func (r *tracedRun) stop(t *testing.T) trace.Stop {
 // steps reads back the trace as far as it is written.
 func (r *tracedRun) steps(t *testing.T) []tracedStep {
 	t.Helper()
-	return parseTrace(t, r.out.String())
+	return parseTrace[tracedStep](t, r.out.String())
 }
 
 // tracedStep is what the tests read of a JSON trace line.
@@ -115,20 +116,30 @@ type tracedStep struct {
 	Stop     *trace.Stop
 }
 
-// parseTrace reads the lines of a JSON trace; a last line still being
-// written (no newline yet) is left out.
-func parseTrace(t *testing.T, data string) []tracedStep {
+// parseTrace reads the lines of a JSON trace, each into an S; a last line
+// still being written (no newline yet) is left out.
+func parseTrace[S any](t *testing.T, data string) []S {
 	t.Helper()
-	var out []tracedStep
+	var out []S
 	for line := range strings.Lines(data) {
 		if !strings.HasSuffix(line, "\n") {
 			break
 		}
-		var s tracedStep
+		var s S
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
 			t.Fatalf("trace line is not JSON: %v: %q", err, line)
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// readTrace reads a JSON trace file as far as it is written.
+func readTrace[S any](t *testing.T, path string) []S {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read the trace: %v", err)
+	}
+	return parseTrace[S](t, string(data))
 }
