@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -95,18 +94,7 @@ func TestGapAuditFaults(t *testing.T) {
 	}
 }
 
-func parseGapSteps(t *testing.T, trace string) []gapStep {
-	t.Helper()
-	var steps []gapStep
-	for i, line := range strings.Split(strings.TrimSpace(trace), "\n") {
-		var s gapStep
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatalf("trace line %d: %v", i+1, err)
-		}
-		steps = append(steps, s)
-	}
-	return steps
-}
+func parseGapSteps(t *testing.T, trace string) []gapStep { return parseTraceLines[gapStep](t, trace) }
 
 // checkAuditAgrees checks each run of missed steps against the push that
 // follows it, the unseen against every event and push, and the summary's

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,15 +37,12 @@ func TestReplayStallFault(t *testing.T) {
 	}
 	var verdicts []string
 	var stop *trace.Stop
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var s struct {
-			Req   int
-			Stall *trace.Stall
-			Stop  *trace.Stop
-		}
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatalf("trace line %q: %v", line, err)
-		}
+	type stallStep struct {
+		Req   int
+		Stall *trace.Stall
+		Stop  *trace.Stop
+	}
+	for _, s := range parseTraceLines[stallStep](t, string(data)) {
 		if s.Stop != nil {
 			stop = s.Stop
 		}

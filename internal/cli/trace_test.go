@@ -121,10 +121,16 @@ type jsonStep struct {
 }
 
 func parseJSONTrace(t *testing.T, trace string) []jsonStep {
+	return parseTraceLines[jsonStep](t, trace)
+}
+
+// parseTraceLines reads a JSON trace, one step a line, into the members of
+// T a test looks at.
+func parseTraceLines[T any](t *testing.T, trace string) []T {
 	t.Helper()
-	var steps []jsonStep
-	for i, line := range strings.Split(strings.TrimSuffix(trace, "\n"), "\n") {
-		var s jsonStep
+	var steps []T
+	for i, line := range strings.Split(strings.TrimSpace(trace), "\n") {
+		var s T
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
 			t.Fatalf("trace line %d is not JSON: %v\n%s", i+1, err, line)
 		}
