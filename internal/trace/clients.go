@@ -100,6 +100,7 @@ func (t *Tracer) revealLocked(r *reqState, q url.Values) {
 	switch r.typ {
 	case "list":
 		if cp.watched && q.Get("continue") == "" {
+			r.relist = true
 			tell(&Decision{Step: "relist", ResourceVersion: rv, Reason: "a list after a watch",
 				Explain: "it lists " + r.path + " again after watching it: its reflector starts over, " + relistFrom(rv, asked)})
 		}
@@ -116,6 +117,7 @@ func (t *Tracer) revealLocked(r *reqState, q url.Values) {
 		}
 		if cp.watched {
 			d.Step, d.Reason = "relist", "a watch list after a watch"
+			r.relist = true
 			d.Explain += ": its reflector starts over"
 		}
 		tell(d)

@@ -21,6 +21,10 @@ import (
 // and a watch from no resourceVersion or "0", empty it, as their initial
 // ADDED events fill it again; ADDED and MODIFIED keep the new version and
 // DELETED drops it. So a scope holds at most the objects its client holds.
+//
+// A proxy's trace keeps the scopes always, for the gap audit of its
+// clients' relists (missed_proxy.go): without Options.Diff each object is
+// kept as its resourceVersion alone.
 
 // maxDiffScopes bounds the scopes kept; past it the one used least recently
 // is dropped (a proxy's clients come and go without saying so).
@@ -32,12 +36,17 @@ const maxDiffListBytes = 64 << 20
 
 type version struct {
 	rv     string
-	object []byte
+	object []byte // nil without Options.Diff
 }
 
 type scopeVersions struct {
 	used    uint64
 	objects map[string]version // by namespace/name
+	// rv is the newest resourceVersion the scope's client has been sent
+	// (by a list, an event or a bookmark); gap the audit of a relist whose
+	// state has not all come yet (missed_proxy.go).
+	rv  string
+	gap *pendingGap
 }
 
 // versions are the objects a Tracer diffs against. Used under Tracer.mu.
@@ -47,8 +56,10 @@ type versions struct {
 	scopes map[string]*scopeVersions
 }
 
-func newVersions(mode DiffMode) *versions {
-	if mode == DiffOff {
+// newVersions keeps versions for diffs (mode), or for a proxy's gap audit
+// (proxy), or returns nil for neither.
+func newVersions(mode DiffMode, proxy bool) *versions {
+	if mode == DiffOff && !proxy {
 		return nil
 	}
 	return &versions{mode: mode, scopes: map[string]*scopeVersions{}}
@@ -64,19 +75,38 @@ func diffScope(client, path string, q url.Values) string {
 	return client + "\x00" + c + "?" + q.Get("fieldSelector") + "&" + q.Get("labelSelector")
 }
 
-// scope returns the versions of s, made empty when fresh.
+// scope returns the versions of s, its objects made empty when fresh.
 func (v *versions) scope(s string, fresh bool) *scopeVersions {
 	v.tick++
 	sv := v.scopes[s]
-	if sv == nil || fresh {
-		if sv == nil && len(v.scopes) >= maxDiffScopes {
+	switch {
+	case sv == nil:
+		if len(v.scopes) >= maxDiffScopes {
 			v.dropOldest()
 		}
 		sv = &scopeVersions{objects: map[string]version{}}
 		v.scopes[s] = sv
+	case fresh:
+		sv.objects = map[string]version{}
 	}
 	sv.used = v.tick
 	return sv
+}
+
+// keep is what a version keeps of object: all of it for diffs, nothing
+// (its resourceVersion alone) for the gap audit.
+func (v *versions) keep(object []byte) []byte {
+	if v.mode == DiffOff {
+		return nil
+	}
+	return bytes.Clone(object)
+}
+
+// saw notes rv as sent to the scope's client.
+func (sv *scopeVersions) saw(rv string) {
+	if rv != "" && (sv.rv == "" || newerRV(rv, sv.rv)) {
+		sv.rv = rv
+	}
 }
 
 func (v *versions) dropOldest() {
@@ -92,15 +122,20 @@ func (v *versions) dropOldest() {
 // event keeps or drops e's object, and diffs a MODIFIED one against the
 // version kept. object is the event's object in JSON, nil if unknown.
 func (v *versions) event(s string, e *Event, object []byte) {
-	if object == nil || e.Error != "" {
+	if e.Error != "" {
 		return
 	}
-	objs := v.scope(s, false).objects
+	sv := v.scope(s, false)
+	sv.saw(e.ResourceVersion)
+	if object == nil {
+		return
+	}
+	objs := sv.objects
 	k := e.Namespace + "/" + e.Name
 	switch e.Type {
 	case "ADDED":
 	case "MODIFIED":
-		if prev, ok := objs[k]; ok {
+		if prev, ok := objs[k]; ok && prev.object != nil {
 			if changes, err := DiffJSON(prev.object, object, v.mode); err == nil {
 				e.Diff, e.DiffFrom = changes, prev.rv
 			}
@@ -111,14 +146,21 @@ func (v *versions) event(s string, e *Event, object []byte) {
 	default:
 		return
 	}
-	objs[k] = version{rv: e.ResourceVersion, object: bytes.Clone(object)}
+	objs[k] = version{rv: e.ResourceVersion, object: v.keep(object)}
 }
 
 // listed keeps the items of a list body (a page of it: first replaces the
-// scope, a later page adds to it), in JSON, protobuf or CBOR. A body that
-// cannot be read leaves the scope empty: better no diff than a wrong one.
-func (v *versions) listed(s string, body []byte, format string, first bool) {
-	objs := v.scope(s, first).objects
+// scope, a later page adds to it), in JSON, protobuf or CBOR, and returns
+// the list's metadata. A body that cannot be read leaves the scope empty:
+// better no diff than a wrong one. A relist's audit still waits, against
+// what the client held before: its decoder fails on that body too.
+func (v *versions) listed(s string, body []byte, format string, first bool) (listMeta, bool) {
+	sv := v.scope(s, first)
+	objs := sv.objects
+	fail := func() (listMeta, bool) {
+		clear(objs)
+		return listMeta{}, false
+	}
 	var js []byte
 	var err error
 	switch format {
@@ -135,10 +177,10 @@ func (v *versions) listed(s string, body []byte, format string, first bool) {
 		js = body
 	}
 	if err != nil {
-		clear(objs)
-		return
+		return fail()
 	}
 	var kind, apiVersion string
+	var lm listMeta
 	var items [][]byte
 	r := jsonx.NewReader(js)
 	r.Object(func(key []byte) {
@@ -147,6 +189,8 @@ func (v *versions) listed(s string, body []byte, format string, first bool) {
 			kind = strings.TrimSuffix(r.String(), "List")
 		case "apiVersion":
 			apiVersion = r.String()
+		case "metadata":
+			lm = readListMeta(r)
 		case "items":
 			r.Array(func() { items = append(items, r.Raw()) })
 		default:
@@ -154,14 +198,39 @@ func (v *versions) listed(s string, body []byte, format string, first bool) {
 		}
 	})
 	if r.Err() != nil {
-		clear(objs)
-		return
+		return fail()
 	}
 	for _, item := range items {
 		e := &Event{}
 		readMeta(item, e)
-		objs[e.Namespace+"/"+e.Name] = version{rv: e.ResourceVersion, object: withTypeMeta(item, kind, apiVersion)}
+		var object []byte
+		if v.mode != DiffOff {
+			object = withTypeMeta(item, kind, apiVersion)
+		}
+		objs[e.Namespace+"/"+e.Name] = version{rv: e.ResourceVersion, object: object}
 	}
+	sv.saw(lm.rv)
+	return lm, true
+}
+
+// listMeta is what a list's metadata tells of the state it is a page of.
+type listMeta struct {
+	rv, cont string // its resourceVersion; the continue token of a page with more after it
+}
+
+func readListMeta(r *jsonx.Reader) listMeta {
+	var lm listMeta
+	r.Object(func(key []byte) {
+		switch string(key) {
+		case "resourceVersion":
+			lm.rv = r.String()
+		case "continue":
+			lm.cont = r.String()
+		default:
+			r.Skip()
+		}
+	})
+	return lm
 }
 
 // withTypeMeta is a copy of a list item with the kind and apiVersion its
@@ -186,10 +255,12 @@ func withTypeMeta(item []byte, kind, apiVersion string) []byte {
 type reqDiff struct {
 	scope string
 	// first is a list's first page (no continue token); fromScratch a
-	// watch whose initial events bring every object again.
-	first, fromScratch bool
-	list               []byte
-	format             string
+	// watch whose initial events bring every object again; relist a list
+	// or watch list its client relists with (clients.go), whose state is
+	// audited once it has all come.
+	first, fromScratch, relist bool
+	list                       []byte
+	format                     string
 }
 
 // diffSentLocked notes r's scope, when the trace diffs.
@@ -202,7 +273,7 @@ func (t *Tracer) diffSentLocked(r *reqState, path string, q url.Values) {
 		return
 	}
 	rv := q.Get("resourceVersion")
-	r.diff = &reqDiff{scope: s, first: q.Get("continue") == "",
+	r.diff = &reqDiff{scope: s, first: q.Get("continue") == "", relist: r.relist,
 		fromScratch: r.typ == "watch-list" || r.typ == "watch" && (rv == "" || rv == "0")}
 }
 
@@ -215,6 +286,9 @@ func (t *Tracer) diffAnsweredLocked(r *reqState, contentType string, ok bool) {
 	case !ok:
 		r.diff = nil
 	case d.fromScratch:
+		if d.relist {
+			t.diffs.relist(d.scope)
+		}
 		t.diffs.scope(d.scope, true)
 	case r.typ == "list":
 		d.list = []byte{}
@@ -235,7 +309,8 @@ func (t *Tracer) diffReadLocked(r *reqState, data []byte) {
 	}
 	if len(d.list)+len(data) > maxDiffListBytes {
 		d.list = nil
-		t.diffs.scope(d.scope, d.first) // too long to keep: start afresh
+		sv := t.diffs.scope(d.scope, d.first) // too long to keep: start afresh
+		sv.gap = nil                          // and audit nothing: its state is not known
 		r.diff = nil
 		return
 	}
@@ -255,8 +330,15 @@ func (t *Tracer) diffEndLocked(r *reqState, how string) {
 	if d == nil || d.list == nil {
 		return
 	}
-	if how == "eof" {
-		t.diffs.listed(d.scope, d.list, d.format, d.first)
-	}
+	list := d.list
 	d.list = nil
+	if how != "eof" {
+		return
+	}
+	if d.relist {
+		t.diffs.relist(d.scope)
+	}
+	if lm, ok := t.diffs.listed(d.scope, list, d.format, d.first); ok && lm.cont == "" {
+		t.auditScopeLocked(r.client, d.scope, lm.rv)
+	}
 }

@@ -22,7 +22,7 @@ func modified(v *versions, s, name, rv, image string) *Event {
 // from it is no longer diffed against), a DELETED drops its pod, scopes are
 // apart, and their number is bounded.
 func TestVersionsKeepWhatTheClientHolds(t *testing.T) {
-	v := newVersions(DiffFields)
+	v := newVersions(DiffFields, false)
 	list := func(s string, pods ...string) {
 		body := `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[`
 		for i, p := range pods {

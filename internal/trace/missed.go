@@ -171,8 +171,7 @@ func lastOfType(cs []LedgerEntry, typ string) (LedgerEntry, bool) {
 
 // auditReplace tells, just before a store takes items (the state listed at
 // rv), what they show the client missed against list, the store's content
-// before the replace. A first sync (no version reached, nothing held) has
-// nothing to audit. A nil t does nothing.
+// before the replace. A nil t does nothing.
 func auditReplace[T meta.Object](t *Tracer, list func() []T, items []T, rv string) {
 	if t == nil {
 		return
@@ -180,23 +179,30 @@ func auditReplace[T meta.Object](t *Tracer, list func() []T, items []T, rv strin
 	t.mu.Lock()
 	from, ledger := t.rv, t.ledger
 	t.mu.Unlock()
-	held := versionsOf(list())
+	missed := gapOf(ledger, versionsOf(list()), versionsOf(items), from, rv)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range missed {
+		t.tellMissedLocked("", &missed[i])
+	}
+}
+
+// gapOf is the gap audit of one replace, podwatch's own or a proxied
+// client's: held is what the client had before it, now the state at rv to,
+// from the resourceVersion the client had reached ("": the newest it held).
+// A first sync (no version reached, nothing held) has nothing to audit.
+func gapOf(ledger Ledger, held, now []podVersion, from, to string) []Missed {
 	if from == "" {
 		from = newestRV(held)
 	}
 	if from == "" {
-		return
+		return nil
 	}
-	a := gapAudit{from: from, to: rv}
-	if ledger != nil && rv != "" && newerRV(rv, from) {
-		a.changes, a.source = ledger.Between(from, rv), ledger.Source()
+	a := gapAudit{from: from, to: to}
+	if ledger != nil && to != "" && newerRV(to, from) {
+		a.changes, a.source = ledger.Between(from, to), ledger.Source()
 	}
-	missed := missedBetween(held, versionsOf(items), a)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for i := range missed {
-		t.tellMissedLocked(&missed[i])
-	}
+	return missedBetween(held, now, a)
 }
 
 func newestRV(ps []podVersion) string {
@@ -209,7 +215,8 @@ func newestRV(ps []podVersion) string {
 	return rv
 }
 
-func (t *Tracer) tellMissedLocked(m *Missed) {
+// tellMissedLocked tells m, a change client missed ("": podwatch's own).
+func (t *Tracer) tellMissedLocked(client string, m *Missed) {
 	if t.closed {
 		return
 	}
@@ -217,7 +224,7 @@ func (t *Tracer) tellMissedLocked(m *Missed) {
 		t.counts.MissedHow = map[string]int{}
 	}
 	t.counts.MissedHow[m.How]++
-	t.emitLocked(Step{Kind: KindMissed, Missed: m})
+	t.emitLocked(Step{Kind: KindMissed, Client: client, Missed: m})
 }
 
 // missedText is the text trace's line for a missed change: the tag says

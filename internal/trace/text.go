@@ -146,9 +146,9 @@ func textOf(st Step) (tag, col, text string, more []string) {
 	case KindPush:
 		return pushText(st.Push)
 	case KindStall:
-		return stallText(req, st.Stall)
+		return withClient(st.Client)(stallText(req, st.Stall))
 	case KindMissed:
-		return missedText(st.Missed)
+		return withClient(st.Client)(missedText(st.Missed))
 	}
 	return "", "", "", nil
 }

@@ -79,7 +79,7 @@ type Tracer struct {
 	proxy   bool
 	clients clientsSeen // with proxy
 	stalls  *stallCheck // the open watches' silences (stall_check.go)
-	diffs   *versions   // with Diff
+	diffs   *versions   // with Diff, or Proxy (the gap audit of its clients)
 
 	ledger Ledger // for the gap audit (missed.go)
 }
@@ -91,7 +91,7 @@ func New(opts Options) *Tracer {
 		clock = time.Now
 	}
 	t := &Tracer{clock: clock, start: clock(), sinks: opts.Sinks, failed: make([]bool, len(opts.Sinks)),
-		proxy: opts.Proxy, diffs: newVersions(opts.Diff), clients: clientsSeen{byReq: map[int]string{}, paths: map[string]*clientPath{}}}
+		proxy: opts.Proxy, diffs: newVersions(opts.Diff, opts.Proxy), clients: clientsSeen{byReq: map[int]string{}, paths: map[string]*clientPath{}}}
 	t.stalls = t.startStalls(opts)
 	return t
 }

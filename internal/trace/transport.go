@@ -35,6 +35,8 @@ type reqState struct {
 	// it asks for (see clients.go); rv is the newest resourceVersion its
 	// events carried.
 	client, path, rv string
+	// relist: the client relists with r (clients.go).
+	relist bool
 
 	stall   stallState // a watch's silence (stall_check.go)
 	held    bool       // a watch's steps wait for the reflector
@@ -227,6 +229,7 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 				t.sawEventLocked(r, e)
 				t.diffEventLocked(r, e, r.events.object)
 				t.holdLocked(r, Step{Kind: KindEvent, Req: r.n, Event: e})
+				t.gapEventLocked(r, e)
 			})
 		}
 		if r.status != nil && len(r.status) < statusBodyLimit {
@@ -301,9 +304,9 @@ func (t *Tracer) endLocked(r *reqState, how, msg string) {
 		}
 	}
 	r.list = nil
-	t.diffEndLocked(r, how)
 	e.Explain = explainEnd(r.typ, e)
 	t.holdLocked(r, Step{Kind: KindBodyEnd, Req: r.n, BodyEnd: e})
+	t.diffEndLocked(r, how) // after the end: a relist's gap audit follows it
 }
 
 // Headers with credentials: of Authorization only the scheme is shown (it
