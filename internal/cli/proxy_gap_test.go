@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -161,5 +163,47 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("%s: not within %s", what, testWait)
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+}
+
+// TestProxyStall: a client's watch through the proxy that goes silent past
+// --stall-after is told as a stall, naming the client.
+func TestProxyStall(t *testing.T) {
+	isolate(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // open, and silent
+	}))
+	defer up.Close()
+	file := filepath.Join(t.TempDir(), "trace.jsonl")
+	// The stall check measures silences on the trace's clock: the wall's.
+	onWall := func(e *Env) { e.Now = time.Now }
+	p := startProxyEnv(t, onWall, "--server", up.URL, "--listen", "127.0.0.1:0", "--trace-file", file, "--trace-format", "json", "--stall-after", "100ms")
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.url+"/api/v1/pods?watch=true&resourceVersion=10&timeoutSeconds=600", nil)
+	req.Header.Set("User-Agent", "kubelet/v1.35")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	stalled := func() []missedStep {
+		var out []missedStep
+		for _, s := range traceSteps(t, file) {
+			if s.Kind == string(trace.KindStall) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	waitFor(t, "a stall step", func() bool { return len(stalled()) > 0 })
+	if s := stalled()[0]; s.Client != "kubelet/v1.35 from 127.0.0.1" {
+		t.Fatalf("the stall names client %q, want the kubelet's", s.Client)
+	}
+	cancel()
+	if code := p.stop(t); code != 0 {
+		t.Fatalf("proxy exit %d\n%s", code, p.stderr)
 	}
 }

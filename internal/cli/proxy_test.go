@@ -34,9 +34,17 @@ var proxyingRE = regexp.MustCompile(`proxying (https?://[^ ]+) to`)
 // startProxyCmd runs podwatch proxy with args and waits until it listens.
 func startProxyCmd(t *testing.T, args ...string) *runningProxy {
 	t.Helper()
+	return startProxyEnv(t, func(*Env) {}, args...)
+}
+
+// startProxyEnv is startProxyCmd with the test's Env changed by set.
+func startProxyEnv(t *testing.T, set func(*Env), args ...string) *runningProxy {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &runningProxy{stdout: newSyncBuffer(), stderr: newSyncBuffer(), cancel: cancel, done: make(chan int, 1)}
-	go func() { p.done <- testEnv(p.stdout, p.stderr).Run(ctx, append([]string{"proxy"}, args...)) }()
+	env := testEnv(p.stdout, p.stderr)
+	set(&env)
+	go func() { p.done <- env.Run(ctx, append([]string{"proxy"}, args...)) }()
 	t.Cleanup(func() { p.stop(t) })
 	if err := p.stderr.waitFor(" to "); err != nil {
 		t.Fatal(err)
