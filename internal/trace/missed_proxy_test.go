@@ -109,8 +109,8 @@ func missedOf(t *testing.T, js string) []string {
 // kubectl did not, and kubectl saw a DELETED), once the new state has come
 // whole (the list's last page, the initial-events-end bookmark).
 func TestProxyGapAudit(t *testing.T) {
-	var js, text bytes.Buffer
-	tr := New(Options{Sinks: []Sink{JSON(&js), Text(&text, false)}, Proxy: true})
+	var js, text, page bytes.Buffer
+	tr := New(Options{Sinks: []Sink{JSON(&js), Text(&text, false), HTML(&page)}, Proxy: true})
 	s := &scripted{}
 	srv := httptest.NewServer(s)
 	defer srv.Close()
@@ -155,6 +155,9 @@ func TestProxyGapAudit(t *testing.T) {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the text trace lacks %q:\n%s", want, text.String())
 		}
+	}
+	if !strings.Contains(page.String(), "missed b") || !strings.Contains(page.String(), "</html>") {
+		t.Errorf("the HTML page does not mark the missed pods")
 	}
 }
 
