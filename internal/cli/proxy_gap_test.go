@@ -1,8 +1,8 @@
 package cli
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -89,18 +89,11 @@ func traceSteps(t *testing.T, file string) []missedStep {
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
-	var out []missedStep
-	for _, line := range strings.SplitAfter(string(data), "\n") {
-		if !strings.HasSuffix(line, "\n") {
-			break // being written
-		}
-		var s missedStep
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatalf("%s: line %q: %v", file, line, err)
-		}
-		out = append(out, s)
+	whole := string(data[:bytes.LastIndexByte(data, '\n')+1]) // the last line may be being written
+	if whole == "" {
+		return nil
 	}
-	return out
+	return parseTraceLines[missedStep](t, whole)
 }
 
 func missedSteps(t *testing.T, file string) []missedStep {
