@@ -263,7 +263,8 @@ type reqDiff struct {
 	format                     string
 }
 
-// diffSentLocked notes r's scope, when the trace diffs.
+// diffSentLocked notes r's scope, when the trace keeps versions (it diffs, or
+// audits a proxy's clients).
 func (t *Tracer) diffSentLocked(r *reqState, path string, q url.Values) {
 	if t.diffs == nil {
 		return

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,8 +23,9 @@ type scripted struct {
 }
 
 type answer struct {
-	status int
-	body   string
+	status      int
+	body        string
+	contentType string // default JSON
 }
 
 func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -36,17 +38,19 @@ func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a := s.answers[0]
 	s.answers = s.answers[1:]
 	s.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", cmp.Or(a.contentType, "application/json"))
 	if a.status != 0 {
 		w.WriteHeader(a.status)
 	}
 	io.WriteString(w, a.body)
 }
 
-func (s *scripted) then(status int, body string) {
+func (s *scripted) then(status int, body string) { s.thenAs("", status, body) }
+
+func (s *scripted) thenAs(contentType string, status int, body string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.answers = append(s.answers, answer{status, body})
+	s.answers = append(s.answers, answer{status, body, contentType})
 }
 
 // proxied sends a request of client's through tr and reads its body whole.
@@ -270,5 +274,31 @@ func TestProxyStallNamesClient(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "quiet: no byte for 11s") || !strings.Contains(text.String(), "from kubelet from 127.0.0.1") {
 		t.Errorf("the text trace's stall does not name its client:\n%s", text.String())
+	}
+}
+
+// TestProxyGapAuditProtobuf: the kubelet's path, in protobuf. Its list and
+// its watch's frames are read through their transcoders, and its relist
+// after a cut shows a pod deleted and one changed unseen.
+func TestProxyGapAuditProtobuf(t *testing.T) {
+	const list, stream = "application/vnd.kubernetes.protobuf", "application/vnd.kubernetes.protobuf;stream=watch"
+	var js bytes.Buffer
+	tr := New(Options{Sinks: []Sink{JSON(&js)}, Proxy: true})
+	s := &scripted{}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	pod := func(name, rv string) []byte { return pbPod(t, name, rv, false, nil) }
+	s.thenAs(list, 0, string(pbList(t, "10", pod("web-1", "5"), pod("web-2", "6"), pod("web-3", "7"))))
+	proxied(t, tr, srv, "kubelet", "/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-a")
+	s.thenAs(stream, 0, string(pbFrame("MODIFIED", "Pod", pod("web-1", "11"))))
+	proxied(t, tr, srv, "kubelet", "/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-a&watch=true&resourceVersion=10")
+	s.thenAs(list, 0, string(pbList(t, "20", pod("web-1", "11"), pod("web-3", "19"))))
+	proxied(t, tr, srv, "kubelet", "/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-a&resourceVersion=0")
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"kubelet deleted shop/web-2 6..@20", "kubelet skipped shop/web-3 7..19@20"}
+	if got := missedOf(t, js.String()); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("missed steps:\n%s\nwant:\n%s\n\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), js.String())
 	}
 }
