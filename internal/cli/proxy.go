@@ -43,8 +43,11 @@ lane each in the HTML timeline). It cannot see a client's reflector, so it
 tells what the requests reveal: a relist (a list or watch list after a
 watch) and the resourceVersion it asks, a resume (a watch again from a
 resourceVersion), the time between watch lists, and a backoff (the gap
-after a failed request). With --diff it tells under each MODIFIED event
-what changed against that client's previous version of the object
+after a failed request). Once a relist's state has come whole, it tells what
+that state shows the client missed (pods deleted without their DELETED
+reaching it, pods whose resourceVersion jumped), and a watch silent past
+--stall-after with its verdict. With --diff it tells under each MODIFIED
+event what changed against that client's previous version of the object
 (--diff=all: metadata.managedFields and resourceVersion too).
 
 --record DIR keeps each client's exchanges as a fixture,
