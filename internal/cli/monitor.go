@@ -137,15 +137,21 @@ func (m *replayMonitor) eventFinishedLocked() {
 // server wrote for r (and for any other open request) and acted on it, so
 // that nothing it does next depends on time moving. That holds once no
 // request waits for its headers, every open body has been read up to what
-// the server wrote and is blocked reading for more (what it read has been
-// traced and decoded: the layers above read on one goroutine), and the
-// reflector has finished every watch event decoded (its steps for them are
-// told). It reports false when ctx ends first, or the client has left r.
+// the server wrote and is blocked reading for more (the trace and the
+// decoder above read on the goroutine now blocked, so what came before is
+// traced and decoded), and the reflector has finished every watch event
+// decoded. The last is not implied by the rest: a watcher blocked reading
+// has handed its events to the reflector, which may still be applying the
+// last one, and its push and resourceVersion steps take the time of the
+// moment they are told. It reports false when ctx ends first, or the client has left r,
+// or the replay is over (the client is about to leave: a pause after the
+// newest recorded state would only race its stop).
 func (m *replayMonitor) settle(ctx context.Context, r *http.Request) bool {
 	id := r.Header.Get(exchangeHeader)
 	for {
 		m.mu.Lock()
 		_, open := m.live[id]
+		open = open && !m.finished
 		settled := open && m.settledLocked()
 		if !open || settled {
 			m.mu.Unlock()
