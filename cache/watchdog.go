@@ -60,10 +60,12 @@ type watchdogBody struct {
 //
 // The timer is a guard on clock, the client's (nil: the wall clock). In a
 // replay the silence is the replay's time: at speed S a limit of d fires
-// after d/S. At speed 0 (a virtual clock) only the client's own waits move
-// that time, and none happens while it reads a body, so the watchdog
+// after d/S. At speed 0 (a virtual clock) the client's own waits move that
+// time, and so does a server's injected pause (a stall) once the client
+// has read all before it: the watchdog fires when such a pause outlasts
+// it. A server that really went silent moves nothing, and the watchdog
 // fires by the backstop the replay's clock keeps under every guard: after
-// d of wall time, for a server that really went silent.
+// d of wall time.
 func newWatchdogBody(body io.ReadCloser, where string, limit time.Duration, clock rest.Clock) *watchdogBody {
 	b := &watchdogBody{body: body, where: where, limit: limit}
 	b.timer = rest.AfterFunc(clock, limit, b.fire)

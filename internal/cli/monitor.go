@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -31,6 +32,10 @@ const exchangeHeader = "Podwatch-Replay-Exchange"
 // A body the client closed early (a decoding failure) no longer counts: what
 // it did not read is lost to the client anyway. A nil *replayMonitor never
 // finishes.
+//
+// It also tells the fixture server when the client has settled (settle), so
+// that an injected pause at --speed 0 can move the replay's clock without
+// racing the client.
 type replayMonitor struct {
 	mu       sync.Mutex
 	played   bool
@@ -38,6 +43,13 @@ type replayMonitor struct {
 	live     map[string]*exchangeState
 	finished bool
 	fin      chan struct{}
+
+	// finishing: the reflector has applied a watch event and has yet to
+	// note its resourceVersion, the last of its steps for it.
+	finishing bool
+	// changed is closed, and cleared, when the state changes; made by a
+	// settle that waits for a change.
+	changed chan struct{}
 }
 
 // exchangeState is one request, from its round trip to the end of its body.
@@ -46,6 +58,9 @@ type exchangeState struct {
 	inflight      bool // waiting for headers
 	inRead        bool // its body is blocked in Read
 	written, read int64
+	// decoded and applied count a watch's events: decoded by its watcher,
+	// and finished by the reflector (applied, and every step of it told).
+	decoded, applied int
 }
 
 func newReplayMonitor() *replayMonitor {
@@ -72,11 +87,108 @@ func (m *replayMonitor) step(st cache.Step) bool {
 	switch st.Kind {
 	case cache.StepList, cache.StepWatch, cache.StepWatchList, cache.StepBackoff, cache.StepWatchEnded:
 		m.checkLocked(true)
+	case cache.StepEvent:
+		// The event's resourceVersion, when it has one, is noted next.
+		m.finishing = st.ResourceVersion != ""
+		if !m.finishing {
+			m.eventFinishedLocked()
+		}
+	case cache.StepResourceVersion:
+		if m.finishing {
+			m.finishing = false
+			m.eventFinishedLocked()
+		}
 	}
 	return m.finished
 }
 
+// The reflector reads one body at a time: the events decoded and finished
+// are those of the one open watch.
+func (m *replayMonitor) watchLocked() *exchangeState {
+	for _, ex := range m.live {
+		if ex.watch && !ex.inflight {
+			return ex
+		}
+	}
+	return nil
+}
+
+// decoded is told of each object the client decodes (a watch event's, or a
+// list item's, which does not count).
+func (m *replayMonitor) decoded() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ex := m.watchLocked(); ex != nil {
+		ex.decoded++
+	}
+}
+
+func (m *replayMonitor) eventFinishedLocked() {
+	if ex := m.watchLocked(); ex != nil && ex.applied < ex.decoded {
+		ex.applied++
+		m.notifyLocked()
+	}
+}
+
+// settle waits until the client has settled: it has taken in all the
+// server wrote for r (and for any other open request) and acted on it, so
+// that nothing it does next depends on time moving. That holds once no
+// request waits for its headers, every open body has been read up to what
+// the server wrote and is blocked reading for more (the trace and the
+// decoder above read on the goroutine now blocked, so what came before is
+// traced and decoded), and the reflector has finished every watch event
+// decoded. The last is not implied by the rest: a watcher blocked reading
+// has handed its events to the reflector, which may still be applying the
+// last one, and its push and resourceVersion steps take the time of the
+// moment they are told. It reports false when ctx ends first, or the client has left r,
+// or the replay is over (the client is about to leave: a pause after the
+// newest recorded state would only race its stop).
+func (m *replayMonitor) settle(ctx context.Context, r *http.Request) bool {
+	id := r.Header.Get(exchangeHeader)
+	for {
+		m.mu.Lock()
+		_, open := m.live[id]
+		open = open && !m.finished
+		settled := open && m.settledLocked()
+		if !open || settled {
+			m.mu.Unlock()
+			return settled
+		}
+		if m.changed == nil {
+			m.changed = make(chan struct{})
+		}
+		changed := m.changed
+		m.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func (m *replayMonitor) settledLocked() bool {
+	for _, ex := range m.live {
+		if ex.inflight || ex.read != ex.written || !ex.inRead || ex.decoded != ex.applied {
+			return false
+		}
+	}
+	return true
+}
+
+// notifyLocked wakes whoever waits for a change.
+func (m *replayMonitor) notifyLocked() {
+	if m.changed != nil {
+		close(m.changed)
+		m.changed = nil
+	}
+}
+
 func (m *replayMonitor) checkLocked(movedOn bool) {
+	m.notifyLocked()
 	if m.finished || !m.played {
 		return
 	}

@@ -40,11 +40,14 @@ func (e Env) replayWatch(ctx context.Context, c *command, f *watchFlags) error {
 	// waits and guards, and the trace's timestamps. At speed 0 it is
 	// virtual, and nothing waits on the wall clock.
 	clock := replayclock.ForSpeed(f.speed, e.Wall)
-	srv := fixture.NewServerWithOptions(rec, fixture.Options{Speed: f.speed, Faults: faults, Log: replayLog(log), Clock: clock})
+	// An injected stall or drip moves that clock once the client has
+	// settled (see fixture.Options.Settle), as the monitor tells.
+	mon := newReplayMonitor()
+	srv := fixture.NewServerWithOptions(rec, fixture.Options{Speed: f.speed, Faults: faults, Log: replayLog(log), Clock: clock,
+		Settle: mon.settle})
 	if err := srv.Serves(p.namespace, p.fieldSelector, p.labelSelector); err != nil {
 		return usagef(c.name, "--replay %s: %v", f.replay, err)
 	}
-	mon := newReplayMonitor()
 	fs, err := startFixtureServer("127.0.0.1:0", mon.handler(srv), f.faults.http2)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/term"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/rest"
 )
 
 // traceFlags are the flags of the protocol trace (internal/trace).
@@ -34,6 +35,9 @@ type traceFlags struct {
 	// clock stamps the steps (trace.Options.Clock): a replay's own clock;
 	// nil is Env.Now.
 	clock func() time.Time
+	// stallClock times the stall check (trace.Options.StallClock): a
+	// replay's own clock; nil is a ticker on the wall clock.
+	stallClock rest.TimerClock
 	// diff is --diff (trace.Options.Diff; watch's -o json too).
 	diff diffFlag
 }
@@ -137,7 +141,7 @@ func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error,
 	if f.clock != nil {
 		clock = f.clock
 	}
-	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Proxy: f.proxy, StallAfter: f.stallAfter, Diff: f.diff.mode})
+	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Proxy: f.proxy, StallAfter: f.stallAfter, StallClock: f.stallClock, Diff: f.diff.mode})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
 }
 

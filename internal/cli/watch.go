@@ -63,6 +63,9 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 	log := newLogger(e.Stderr, f.verbosity)
 	if x.clock != nil {
 		f.trace.clock = x.clock.Now // the trace's timestamps: the replay's time
+		// Its stall check too, so that at speed 0 a silence is judged when
+		// the replay's time passes, not the wall clock's.
+		f.trace.stallClock, _ = x.clock.(rest.TimerClock)
 	}
 	tr, closeTrace, err := f.trace.openTrace(e, log)
 	if err != nil {
@@ -110,10 +113,12 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 		FieldSelector: p.fieldSelector, LabelSelector: p.labelSelector,
 		Decode: func(data []byte) (*api.Pod, error) {
 			prog.item()
+			x.monitor.decoded()
 			return api.DecodePod(data)
 		},
 		DecodeProtobuf: func(tm meta.TypeMeta, data []byte) (*api.Pod, error) {
 			prog.item()
+			x.monitor.decoded()
 			return api.DecodePodProtobuf(tm, data)
 		},
 		Decoder: watch.DecoderOptions{KeepRaw: f.events},

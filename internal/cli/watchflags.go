@@ -137,7 +137,7 @@ func (f *watchFlags) register(c *command, replay bool) {
 	fs.IntVar(&f.verbosity, "v", 0, "log `level`: 2 reflector steps, 3 resourceVersions, 6 requests, 7 headers, 8 bodies (cut short), 9 curl commands and longer bodies")
 	if replay {
 		fs.StringVar(&f.replay, "replay", "", "replay this recorded `fixture` instead of connecting to a cluster")
-		fs.Float64Var(&f.speed, "speed", 1, "with --replay: scale the replay's clock, its recorded timing and the client's backoffs and retry waits alike (2 twice as fast; 0 no waiting: a virtual clock only the client's waits move)")
+		fs.Float64Var(&f.speed, "speed", 1, "with --replay: scale the replay's clock, its recorded timing and the client's backoffs and retry waits alike (2 twice as fast; 0 no waiting: a virtual clock that only the client's waits and injected stalls move)")
 		f.faults.register(fs, "with --replay: ")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/podwatch/podwatch/rest"
 )
 
 // stallState is what the Tracer keeps of one watch for its stalls: the
@@ -15,8 +17,8 @@ type stallState struct {
 }
 
 // stallCheck looks at the open watches on a clock and tells each silence
-// past its threshold. Its goroutine is the Tracer's: Close stops it. open
-// is guarded by the Tracer's mu.
+// past its threshold. Its goroutine (or its guard, on Options.StallClock)
+// is the Tracer's: Close stops it. open is guarded by the Tracer's mu.
 type stallCheck struct {
 	after time.Duration
 	open  map[int]*reqState
@@ -24,6 +26,10 @@ type stallCheck struct {
 	quit chan struct{}
 	done chan struct{}
 	once sync.Once
+
+	mu      sync.Mutex // guards guard against a re-arming after stop
+	guard   rest.Timer // with Options.StallClock
+	stopped bool
 }
 
 // stallPeriod is how often the open watches are looked at: often enough
@@ -38,6 +44,11 @@ func (t *Tracer) startStalls(opts Options) *stallCheck {
 	c := &stallCheck{after: opts.StallAfter, open: map[int]*reqState{}, quit: make(chan struct{}), done: make(chan struct{})}
 	if c.after <= 0 {
 		close(c.done)
+		return c
+	}
+	if opts.StallTicks == nil && opts.StallClock != nil {
+		close(c.done)
+		c.onClock(opts.StallClock, t.checkStalls)
 		return c
 	}
 	go func() {
@@ -60,11 +71,37 @@ func (t *Tracer) startStalls(opts Options) *stallCheck {
 	return c
 }
 
-// stop ends the check's goroutine and waits for it; safe twice. It must be
-// called without the Tracer's mu: a check in progress takes it.
+// onClock runs check every stallPeriod of clock's time, as a guard that
+// re-arms itself: on a virtual clock it runs when a wait moves the time
+// past it, before that wait returns, so a silence is judged at the time the
+// wait made, whatever the other goroutines do next.
+func (c *stallCheck) onClock(clock rest.TimerClock, check func()) {
+	period := stallPeriod(c.after)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.guard = clock.AfterFunc(period, func() {
+		check()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if !c.stopped {
+			c.guard.Reset(period)
+		}
+	})
+}
+
+// stop ends the check's goroutine and waits for it, or stops its guard;
+// safe twice. It must be called without the Tracer's mu: a check in
+// progress takes it. A guard already firing may still look, and finds the
+// Tracer closed.
 func (c *stallCheck) stop() {
 	c.once.Do(func() { close(c.quit) })
 	<-c.done
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	if c.guard != nil {
+		c.guard.Stop()
+	}
 }
 
 // openedLocked starts following r, a watch whose headers came at now.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/podwatch/podwatch/rest"
 )
 
 // Sink receives the steps of a trace, one at a time and in order, never
@@ -31,6 +33,11 @@ type Options struct {
 	// (a test's), else on a ticker of the Tracer's own, stopped by Close.
 	StallAfter time.Duration
 	StallTicks <-chan time.Time
+	// StallClock, when set (and StallTicks not), times the stall check
+	// instead: a guard re-armed on it, which looks at the watches on the
+	// goroutine that moves its time. A replay's virtual clock then judges
+	// a silence at the moment its time passes, the same on every run.
+	StallClock rest.TimerClock
 	// Diff makes each MODIFIED event tell what it changed (Event.Diff).
 	Diff DiffMode
 }
