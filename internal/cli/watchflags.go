@@ -104,7 +104,8 @@ every update on stdout. Ctrl-C stops it (exit 0).
     decisions and their reasons, and each push with what changed.
     --trace-format json gives one object per line, for tools (docs/TRACE.md):
     {"at_ms":N,"kind":K,"req":N,K:{...}} with K one of start, decision,
-    request, response, conn, frame, read, event, body-end, push, stop.
+    request, response, conn, frame, read, event, body-end, push, stall,
+    missed, stop.
     --trace-html F writes one self-contained page with a timeline of the run.
   --diff tells, with a trace or -o json, what each MODIFIED event changed
     against the pod's previous version, as JSON patch operations, without
