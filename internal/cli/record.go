@@ -42,6 +42,10 @@ func (e Env) recordCmd(ctx context.Context, args []string) error {
 	if err := f.check(c); err != nil {
 		return err
 	}
+	// Refused now, not after a long run whose recording could not be kept.
+	if err := fixture.CheckSavable(out); err != nil {
+		return fmt.Errorf("record: --out %s: %w", out, err)
+	}
 	cfg, err := f.conn.restConfig(c.name, e)
 	if err != nil {
 		return err
@@ -62,7 +66,7 @@ func (e Env) recordCmd(ctx context.Context, args []string) error {
 	// The session has closed every body: each exchange has its end.
 	r := rec.Recording()
 	if len(r.Exchanges) == 0 {
-		return errors.Join(runErr, fmt.Errorf("record: nothing to save to %s: no request was made", out))
+		return errors.Join(runErr, fmt.Errorf("record: nothing to save to %s: no request got an answer", out))
 	}
 	r.Comment = "recorded by podwatch record: " + p.describe()
 	if err := r.Save(out); err != nil {
