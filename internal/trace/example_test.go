@@ -35,5 +35,5 @@ func Example() {
 	//    0.000  reflector     relist: the next sync lists again instead of resuming the watch
 	//                          because: resourceVersion 224 is too old (410)
 	//    0.000  push          1 pod at rv 227: +shop/web-1@215
-	//    0.000  trace         end after 0s: 0 requests, 0 events, 1 pushes, 1 relists, 0 backoffs
+	//    0.000  trace         end after 0s: 0 requests, 0 events, 1 push, 1 relist, 0 backoffs
 }

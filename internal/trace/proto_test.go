@@ -339,7 +339,7 @@ func TestProtobufTextAndPage(t *testing.T) {
 		fmt.Sprintf("#1 bad frame  %d bytes at %d (length prefix %s): protobuf: envelope at byte", len(bad), len(good), spaced(bad[:4])),
 		"Status 403 Forbidden: pods is forbidden",
 		"(watch): a watch, asked for in protobuf:",
-		fmt.Sprintf("1 events, 0 pushes, 0 relists, 0 backoffs; watch bodies %d bytes, %d.0 bytes per event", len(body), len(body)),
+		fmt.Sprintf("1 event, 0 pushes, 0 relists, 0 backoffs; watch bodies %d bytes, %d.0 bytes per event", len(body), len(body)),
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the text trace does not say %q:\n%s", want, got)

@@ -114,8 +114,9 @@ func textOf(st Step) (tag, col, text string, more []string) {
 		return "trace", bold, "of " + st.Start.Server + ": " + st.Start.Watching, nil
 	case KindStop:
 		p := st.Stop
-		return "trace", bold, fmt.Sprintf("end after %s: %d requests, %d events, %d pushes, %d relists, %d backoffs%s%s",
-			dur(p.Duration), p.Requests, p.Events, p.Pushes, p.Relists, p.Backoffs, watchBytesText(p), missedTotals(p)), nil
+		return "trace", bold, fmt.Sprintf("end after %s: %s, %s, %s, %s, %s%s%s", dur(p.Duration),
+			count(p.Requests, "request", "requests"), count(p.Events, "event", "events"), count(p.Pushes, "push", "pushes"),
+			count(p.Relists, "relist", "relists"), count(p.Backoffs, "backoff", "backoffs"), watchBytesText(p), missedTotals(p)), nil
 	case KindDecision:
 		tag, col, text, more := decisionText(st.Decision)
 		if st.Client != "" && tag != "" {
@@ -378,6 +379,9 @@ func pushText(p *Push) (string, string, string, []string) {
 	}
 	return "push", bold, text, nil
 }
+
+// count is n with its noun: "1 relist", "2 relists".
+func count(n int, one, many string) string { return fmt.Sprintf("%d %s", n, plural(n, one, many)) }
 
 // dur shows a duration to the millisecond.
 func dur(d time.Duration) string { return d.Round(time.Millisecond).String() }
