@@ -69,7 +69,8 @@ func versionsIn(objs map[string]version) []podVersion {
 func withClient(client string) func(tag, col, text string, more []string) (string, string, string, []string) {
 	return func(tag, col, text string, more []string) (string, string, string, []string) {
 		if client != "" {
-			more = append([]string{"from " + client}, more...)
+			// The client's name says "from" its host already.
+			more = append([]string{"client: " + client}, more...)
 		}
 		return tag, col, text, more
 	}

@@ -155,7 +155,7 @@ func TestProxyGapAudit(t *testing.T) {
 	if got := missedOf(t, js.String()); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("missed steps:\n%s\nwant:\n%s\n\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), js.String())
 	}
-	for _, want := range []string{"deleted ns/b rv 6..20", "from " + kubectl, "missed 3 (1 deleted, 2 skipped)"} {
+	for _, want := range []string{"deleted ns/b rv 6..20", "client: " + kubectl, "missed 3 (1 deleted, 2 skipped)"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the text trace lacks %q:\n%s", want, text.String())
 		}
@@ -272,7 +272,7 @@ func TestProxyStallNamesClient(t *testing.T) {
 	if stalls != 1 {
 		t.Fatalf("%d stalls told, want 1:\n%s", stalls, js.String())
 	}
-	if !strings.Contains(text.String(), "quiet: no byte for 11s") || !strings.Contains(text.String(), "from kubelet from 127.0.0.1") {
+	if !strings.Contains(text.String(), "quiet: no byte for 11s") || !strings.Contains(text.String(), "client: kubelet from 127.0.0.1") {
 		t.Errorf("the text trace's stall does not name its client:\n%s", text.String())
 	}
 }

@@ -125,11 +125,7 @@ func textOf(st Step) (tag, col, text string, more []string) {
 		}
 		return tag, col, text, more
 	case KindRequest:
-		tag, col, text, more := requestText(req, st.Request)
-		if st.Client != "" {
-			more = append([]string{"from " + st.Client}, more...)
-		}
-		return tag, col, text, more
+		return withClient(st.Client)(requestText(req, st.Request))
 	case KindResponse:
 		return responseText(req, st.Response)
 	case KindRead:
