@@ -388,17 +388,11 @@ func TestProxyDiff(t *testing.T) {
 		"--listen", "127.0.0.1:0", "--trace-file", file, "--trace-format", "json", "--diff")
 	send := func(client, query string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodGet, p.url+"/api/v1/pods?"+query, nil)
-		req.Header.Set("User-Agent", client)
+		var header http.Header
 		if strings.HasSuffix(client, "-cbor") {
-			req.Header.Set("Accept", "application/cbor")
+			header = http.Header{"Accept": {"application/cbor"}}
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatalf("%s: GET ?%s: %v", client, query, err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		getThrough(t, p.url, client, query, header)
 	}
 	send("informer-a", "limit=500")
 	send("informer-b", "limit=500")

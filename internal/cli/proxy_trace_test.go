@@ -65,15 +65,7 @@ func TestProxyTrace(t *testing.T) {
 		"--listen", "127.0.0.1:0", "--trace-file", file, "--trace-format", "json", "--trace-html", page)
 	send := func(client, query string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodGet, p.url+"/api/v1/pods?"+query, nil)
-		req.Header.Set("User-Agent", client)
-		req.Header.Set("Authorization", "Bearer client-token-4242")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatalf("%s: GET ?%s: %v", client, query, err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		getThrough(t, p.url, client, query, http.Header{"Authorization": {"Bearer client-token-4242"}})
 	}
 	// a: a list, a watch, a resume, a 410, a relist; b: two watch lists.
 	send("informer-b", "watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
@@ -198,4 +190,24 @@ func TestProxyRecord(t *testing.T) {
 			t.Errorf("%s recorded %q, want %q", client, got, want)
 		}
 	}
+}
+
+// getThrough sends one GET of the pods through the proxy at url as client
+// (its User-Agent), with header added, and reads the answer to its end.
+func getThrough(t *testing.T, url, client, query string, header http.Header) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url+"/api/v1/pods?"+query, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("User-Agent", client)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s: GET ?%s: %v", client, query, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
 }
