@@ -176,7 +176,8 @@ func startProxyInProcess(t *testing.T, args ...string) (string, func()) {
 
 // checkProxyClientTrace reads the proxy's JSON trace: each client-go is a
 // client of its own, with its watch list, its watches, and the relist the
-// restart forced; no event of one is told as the other's; no token.
+// restart forced; no event of one is told as the other's; no token; and the
+// gap audit of that relist tells nothing missed.
 func checkProxyClientTrace(t *testing.T, path, token string, modes []clientMode) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
@@ -200,11 +201,22 @@ func checkProxyClientTrace(t *testing.T, path, token string, modes []clientMode)
 			Event *struct {
 				Name string `json:"name"`
 			} `json:"event"`
+			Missed *struct {
+				How  string `json:"how"`
+				Name string `json:"name"`
+			} `json:"missed"`
 		}
 		if err := json.Unmarshal([]byte(line), &st); err != nil {
 			t.Fatalf("trace line %q: %v", line, err)
 		}
 		client, _, _ := strings.Cut(st.Client, " from ")
+		// The forced relist finds the pods each client-go held, unchanged,
+		// and one new: the proxy's gap audit of a real client must miss
+		// nothing then (a change skipped or a pod deleted would be a false
+		// alarm).
+		if st.Missed != nil {
+			t.Errorf("the proxy's trace tells %s missed %s %s, though nothing changed unseen", client, st.Missed.How, st.Missed.Name)
+		}
 		switch {
 		case st.Decision != nil:
 			seen[client+" decision "+st.Decision.Step] = true
