@@ -68,7 +68,7 @@ func testCBORWireBytes(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	wctx, cancelWatch := context.WithCancel(ctx)
 	defer cancelWatch()
 	wpath := path + "?allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true"
-	resp := cborRequest(t, wctx, c, wpath, rest.ContentTypeCBOR)
+	resp := adminGet(t, wctx, c, wpath, rest.ContentTypeCBOR)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != rest.ContentTypeCBORSeq {
 		t.Fatalf("watch: %d %q, want 200 %s", resp.StatusCode, resp.Header.Get("Content-Type"), rest.ContentTypeCBORSeq)
@@ -92,25 +92,11 @@ func testCBORWireBytes(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	}
 }
 
-func cborRequest(t *testing.T, ctx context.Context, c *cluster.Cluster, path, accept string) *http.Response {
-	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", accept)
-	resp, err := c.Client(c.AdminToken).Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
-	}
-	return resp
-}
-
 // cborGet asks for path with accept, wants status, and keeps the answer as
 // name.
 func cborGet(t *testing.T, ctx context.Context, c *cluster.Cluster, rec *wireRecording, name, path, accept string, status int) []byte {
 	t.Helper()
-	resp := cborRequest(t, ctx, c, path, accept)
+	resp := adminGet(t, ctx, c, path, accept)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil || resp.StatusCode != status {

@@ -490,3 +490,20 @@ func (l *tripLog) all() []trip {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// adminGet asks the cluster for path as its admin, accepting accept, and
+// returns the answer with its body unread: the one raw GET the wire tests
+// share.
+func adminGet(t *testing.T, ctx context.Context, c *cluster.Cluster, path, accept string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", accept)
+	resp, err := c.Client(c.AdminToken).Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	return resp
+}

@@ -55,15 +55,7 @@ type fetched struct {
 
 func fetch(t *testing.T, ctx context.Context, c *cluster.Cluster, path, accept string) fetched {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", accept)
-	resp, err := c.Client(c.AdminToken).Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
-	}
+	resp := adminGet(t, ctx, c, path, accept)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -303,21 +302,11 @@ func createRecordedPod(t *testing.T, ctx context.Context, c *cluster.Cluster, ns
 
 func get(t *testing.T, ctx context.Context, c *cluster.Cluster, path, accept string, want int) []byte {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
+	f := fetch(t, ctx, c, path, accept)
+	if f.code != want {
+		t.Fatalf("GET %s as %s: %d, want %d", path, accept, f.code, want)
 	}
-	req.Header.Set("Accept", accept)
-	resp, err := c.Client(c.AdminToken).Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != want {
-		t.Fatalf("GET %s as %s: %d %v, want %d", path, accept, resp.StatusCode, err, want)
-	}
-	return b
+	return f.body
 }
 
 func asJSON(t *testing.T, b []byte) any {
