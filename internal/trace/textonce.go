@@ -49,14 +49,21 @@ const absentValue = "\x00absent"
 
 func newTold() *told { return &told{seen: map[string]bool{}, last: map[string]string{}} }
 
+// maxTold bounds the explanations a text trace remembers. A watch may run
+// for weeks, and an explanation can quote what a server said (an error's
+// text); past the bound a new explanation is told in full and not kept.
+const maxTold = 4096
+
 // first reports whether the explanation e of key is told for the first
-// time, and remembers it.
+// time, and remembers it while fewer than maxTold are.
 func (o *told) first(key, e string) bool {
 	k := key + "\x00" + withoutNumbers(e)
 	if o.seen[k] {
 		return false
 	}
-	o.seen[k] = true
+	if len(o.seen) < maxTold {
+		o.seen[k] = true
+	}
 	return true
 }
 

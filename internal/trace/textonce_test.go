@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -132,5 +133,25 @@ func TestFailureNamesTheRequest(t *testing.T) {
 	full := textOfSteps(t, TextOptions{}, start, req, end, backoff)
 	if !strings.Contains(full[3], url) || !strings.Contains(full[3], "Forbidden: pods is forbidden") {
 		t.Errorf("--trace=full: got %q, want the URL and the message whole", full[3])
+	}
+}
+
+// What a text trace remembers to explain once is bounded: past maxTold
+// distinct explanations, a new one is told in full and not kept.
+func TestToldIsBounded(t *testing.T) {
+	o := newTold()
+	for i := range maxTold + 100 {
+		if !o.first("decision backoff", fmt.Sprintf("server said %s", strings.Repeat("x", i))) {
+			t.Fatalf("explanation %d was not new", i)
+		}
+	}
+	if len(o.seen) != maxTold {
+		t.Fatalf("%d explanations kept, want the bound %d", len(o.seen), maxTold)
+	}
+	if !o.first("decision backoff", "server said "+strings.Repeat("x", maxTold+50)) {
+		t.Fatal("an explanation not kept was told briefly the second time")
+	}
+	if o.first("decision backoff", "server said ") {
+		t.Fatal("a kept explanation was told in full again")
 	}
 }
