@@ -421,3 +421,48 @@ func TestLeftoverPodsAreReported(t *testing.T) {
 		t.Fatalf("throwaway pods %v, want the one the server kept", left)
 	}
 }
+
+// A server whose history moves past the list's version before the watch is
+// asked (a compaction between the two) ends that watch with a 410 at once;
+// watch-timeout asks once more from a fresh list and judges the second
+// watch, and fails when every watch is too old.
+func TestWatchTimeoutAsksAgainPastACompaction(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		times   int // how many timed watches find their version compacted
+		passing bool
+	}{
+		{"once", 1, true},
+		{"every time", 100, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fs := &faults{}
+			var mu sync.Mutex
+			left := tt.times
+			fs.fault = func(fc *faultCtx) {
+				if fc.q.Get("watch") != "true" || fc.q.Get("timeoutSeconds") == "" {
+					return
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if left == 0 {
+					return
+				}
+				left--
+				// A change and a compaction up to it, between the list and
+				// the watch.
+				if err := fs.apply(model.Status, model.Pod{Namespace: "default", Name: "pod-0", Node: "node-a", Image: "registry.invalid/app:1", Phase: "Running"}); err != nil {
+					t.Error(err)
+				}
+				fs.srv.Compact(fs.srv.RV())
+			}
+			url := startFaults(t, fs)
+			outs := runBattery(t, url, Options{WatchSeconds: 2, Grace: 5 * time.Second, Only: []string{"watch-timeout"}})
+			got := outs["watch-timeout"]
+			if passed := got.Result == Pass; passed != tt.passing {
+				t.Fatalf("watch-timeout %s (%s), want passing %t", got.Result, got.Evidence.Summary, tt.passing)
+			}
+		})
+	}
+}

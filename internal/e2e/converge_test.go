@@ -186,8 +186,13 @@ func (ch *realChurn) change() {
 	}
 	p := pods[ch.r.IntN(len(pods))]
 	ops := []model.Op{model.Spec, model.Status, model.Graceful, model.Delete}
-	if p.Deleting {
+	switch {
+	case p.Deleting:
 		ops = []model.Op{model.Status, model.Delete}
+	case p.Phase == "Succeeded" || p.Phase == "Failed":
+		// The apiserver removes a pod in a terminal phase at once, however
+		// gracefully it is deleted: no deletionTimestamp is left to watch.
+		ops = []model.Op{model.Spec, model.Status, model.Delete}
 	}
 	var rv string
 	var err error
