@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/podconfig"
 	"github.com/podwatch/podwatch/internal/podconfig/source"
 	"github.com/podwatch/podwatch/rest"
@@ -37,21 +38,21 @@ tool (internal/benchserver/cmd/benchserver).
       bytes_per_event
 `
 
-func (e Env) benchCmd(ctx context.Context, args []string) error {
+func benchCmd(ctx context.Context, e base.Env, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(e.Stderr, benchUsage)
-		return usagef("bench", "no benchmark given")
+		return base.Usagef("bench", "no benchmark given")
 	}
 	switch sub, subArgs := args[0], args[1:]; sub {
 	case "sync":
-		return e.benchSync(ctx, subArgs)
+		return benchSync(ctx, e, subArgs)
 	case "decode":
-		return e.benchDecode(subArgs)
+		return benchDecode(e, subArgs)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(e.Stdout, benchUsage)
-		return errHelp
+		return base.ErrHelp
 	default:
-		return usagef("bench", "unknown benchmark %q", sub)
+		return base.Usagef("bench", "unknown benchmark %q", sub)
 	}
 }
 
@@ -79,22 +80,22 @@ type syncResult struct {
 	TotalAllocMB float64 `json:"total_alloc_mb"`
 }
 
-func (e Env) benchSync(ctx context.Context, args []string) error {
-	c := newCommand("bench sync", benchUsage)
-	var conn connFlags
-	conn.register(c)
-	node := c.fs.String("node", "node-1", "the `node` whose pods to watch")
-	untilRV := c.fs.String("until-rv", "", "exit once a push reflects this `resourceVersion` or a later one")
-	watchList := c.fs.Bool("watch-list", true, "get the initial state as a streaming watch list (false: a paginated list)")
-	chunk := c.fs.Int64("chunk-size", 500, "list page size (0: one page)")
-	profile := c.fs.String("cpuprofile", "", "write a CPU profile of the run to this `file`")
-	format := c.fs.String("content-type", "json", "the `format` to ask lists and watches for: json, protobuf (the kubelet's) or cbor")
-	if _, err := c.parse(e.Stdout, args); err != nil {
+func benchSync(ctx context.Context, e base.Env, args []string) error {
+	c := base.NewCommand("bench sync", benchUsage)
+	var conn base.ConnFlags
+	conn.Register(c)
+	node := c.Flags.String("node", "node-1", "the `node` whose pods to watch")
+	untilRV := c.Flags.String("until-rv", "", "exit once a push reflects this `resourceVersion` or a later one")
+	watchList := c.Flags.Bool("watch-list", true, "get the initial state as a streaming watch list (false: a paginated list)")
+	chunk := c.Flags.Int64("chunk-size", 500, "list page size (0: one page)")
+	profile := c.Flags.String("cpuprofile", "", "write a CPU profile of the run to this `file`")
+	format := c.Flags.String("content-type", "json", "the `format` to ask lists and watches for: json, protobuf (the kubelet's) or cbor")
+	if _, err := c.Parse(e.Stdout, args); err != nil {
 		return err
 	}
 	contentType, ok := map[string]string{"json": rest.ContentTypeJSON, "protobuf": rest.ContentTypeProtobuf, "cbor": rest.ContentTypeCBOR}[*format]
 	if !ok {
-		return usagef(c.name, "--content-type %q: want json, protobuf or cbor", *format)
+		return base.Usagef(c.Name, "--content-type %q: want json, protobuf or cbor", *format)
 	}
 	if *profile != "" {
 		stop, err := startCPUProfile(*profile)
@@ -104,9 +105,9 @@ func (e Env) benchSync(ctx context.Context, args []string) error {
 		defer stop()
 	}
 	if _, err := meta.CompareResourceVersions(*untilRV, *untilRV); err != nil || *untilRV == "" {
-		return usagef(c.name, "--until-rv %q: want a resourceVersion", *untilRV)
+		return base.Usagef(c.Name, "--until-rv %q: want a resourceVersion", *untilRV)
 	}
-	cfg, err := conn.restConfig(c.name, e)
+	cfg, err := conn.RESTConfig(c.Name, e)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
@@ -44,16 +45,16 @@ func decodeStream(data []byte, contentType string) (int, error) {
 	}
 }
 
-func (e Env) benchDecode(args []string) error {
-	c := newCommand("bench decode", benchUsage)
-	stream := c.fs.String("stream", "", "a watch stream `file`, as the server sends it: newline-delimited JSON events, length-prefixed protobuf frames, or a sequence of CBOR items")
-	repeat := c.fs.Int("repeat", 10, "timed passes over the stream")
-	format := c.fs.String("content-type", "json", "the stream's `format`: json, protobuf or cbor")
-	if _, err := c.parse(e.Stdout, args); err != nil {
+func benchDecode(e base.Env, args []string) error {
+	c := base.NewCommand("bench decode", benchUsage)
+	stream := c.Flags.String("stream", "", "a watch stream `file`, as the server sends it: newline-delimited JSON events, length-prefixed protobuf frames, or a sequence of CBOR items")
+	repeat := c.Flags.Int("repeat", 10, "timed passes over the stream")
+	format := c.Flags.String("content-type", "json", "the stream's `format`: json, protobuf or cbor")
+	if _, err := c.Parse(e.Stdout, args); err != nil {
 		return err
 	}
 	if *stream == "" || *repeat <= 0 {
-		return usagef(c.name, "want --stream FILE and --repeat > 0")
+		return base.Usagef(c.Name, "want --stream FILE and --repeat > 0")
 	}
 	contentType := rest.ContentTypeJSON
 	switch *format {
@@ -63,7 +64,7 @@ func (e Env) benchDecode(args []string) error {
 	case "cbor":
 		contentType = rest.ContentTypeCBORSeq
 	default:
-		return usagef(c.name, "--content-type %q: want json, protobuf or cbor", *format)
+		return base.Usagef(c.Name, "--content-type %q: want json, protobuf or cbor", *format)
 	}
 	data, err := os.ReadFile(*stream)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/internal/benchserver"
+	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
@@ -27,7 +29,7 @@ func benchLine(t *testing.T, out string, into any) {
 // list modes and each content type, and counts one push per change plus the
 // initial state; the server answers each in the form asked for.
 func TestBenchSync(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	tmpl, err := os.ReadFile("../../testdata/pod.json")
 	if err != nil {
 		t.Fatal(err)
@@ -69,11 +71,11 @@ func TestBenchSync(t *testing.T) {
 			mu.Unlock()
 		}
 	}
-	if r := run(t, "bench", "sync", "--server", hs.URL, "--until-rv", "70", "--content-type", "yaml"); r.code != exitUsage {
+	if r := run(t, "bench", "sync", "--server", hs.URL, "--until-rv", "70", "--content-type", "yaml"); r.code != base.ExitUsage {
 		t.Fatalf("--content-type yaml: exit %d, want a usage error", r.code)
 	}
 	r := run(t, "bench", "sync", "--server", hs.URL, "--until-rv", "soon")
-	if r.code != exitUsage {
+	if r.code != base.ExitUsage {
 		t.Fatalf("--until-rv soon: exit %d, want a usage error", r.code)
 	}
 }
@@ -106,7 +108,7 @@ func (m *mediaWriter) Flush() { m.ResponseWriter.(http.Flusher).Flush() }
 // bench decode decodes every event of a stream file the synthetic server's
 // watch would send, and fails on a truncated one.
 func TestBenchDecode(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	tmpl, err := os.ReadFile("../../testdata/pod.json")
 	if err != nil {
 		t.Fatal(err)
@@ -130,8 +132,8 @@ func TestBenchDecode(t *testing.T) {
 		t.Fatalf("decode: %+v, want 40 events and positive figures", got)
 	}
 	os.WriteFile(stream, []byte("{\"type\":\"ADDED\",\"object\":{\n"), 0o644)
-	if r := run(t, "bench", "decode", "--stream", stream); r.code != exitError {
-		t.Fatalf("a truncated stream: exit %d, want %d", r.code, exitError)
+	if r := run(t, "bench", "decode", "--stream", stream); r.code != base.ExitError {
+		t.Fatalf("a truncated stream: exit %d, want %d", r.code, base.ExitError)
 	}
 }
 
@@ -139,7 +141,7 @@ func TestBenchDecode(t *testing.T) {
 // frames, as the server sends a protobuf watch, and cbor a sequence of CBOR
 // items; each fails on a truncated stream.
 func TestBenchDecodeProtobuf(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	pod, err := os.ReadFile("../../rest/protowire/testdata/pod.pb")
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +154,7 @@ func TestBenchDecodeProtobuf(t *testing.T) {
 }
 
 func TestBenchDecodeCBOR(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	pod, err := os.ReadFile("../../rest/cborwire/testdata/pod.cbor")
 	if err != nil {
 		t.Fatal(err)
@@ -177,14 +179,14 @@ func testBenchDecodeBinary(t *testing.T, format string, frames []byte) {
 		t.Fatalf("decode: %+v, want 30 events and positive figures", got)
 	}
 	// The same file read as JSON is no JSON stream.
-	if r := run(t, "bench", "decode", "--stream", stream); r.code != exitError {
-		t.Fatalf("a %s stream read as json: exit %d, want %d", format, r.code, exitError)
+	if r := run(t, "bench", "decode", "--stream", stream); r.code != base.ExitError {
+		t.Fatalf("a %s stream read as json: exit %d, want %d", format, r.code, base.ExitError)
 	}
 	os.WriteFile(stream, frames[:len(frames)-10], 0o644)
-	if r := run(t, "bench", "decode", "--stream", stream, "--content-type", format); r.code != exitError {
-		t.Fatalf("a truncated stream: exit %d, want %d", r.code, exitError)
+	if r := run(t, "bench", "decode", "--stream", stream, "--content-type", format); r.code != base.ExitError {
+		t.Fatalf("a truncated stream: exit %d, want %d", r.code, base.ExitError)
 	}
-	if r := run(t, "bench", "decode", "--stream", stream, "--content-type", "yaml"); r.code != exitUsage {
+	if r := run(t, "bench", "decode", "--stream", stream, "--content-type", "yaml"); r.code != base.ExitUsage {
 		t.Fatalf("--content-type yaml: exit %d, want a usage error", r.code)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/check"
+	"github.com/podwatch/podwatch/internal/cli/base"
 )
 
 const checkUsage = `Usage: podwatch check [connection flags] [--node N | --namespace NS] [--only NAME,...]
@@ -42,45 +43,45 @@ No credential appears in the output.
 type checksFailed struct{ names []string }
 
 func (e *checksFailed) Error() string {
-	return fmt.Sprintf("%d %s failed: %s", len(e.names), plural(len(e.names), "check", "checks"), strings.Join(e.names, ", "))
+	return fmt.Sprintf("%d %s failed: %s", len(e.names), base.Plural(len(e.names), "check", "checks"), strings.Join(e.names, ", "))
 }
 
-func (e Env) checkCmd(ctx context.Context, args []string) error {
-	c := newCommand("check", checkUsage+"\nThe checks, in the order they run (for --only):\n"+wrapNames(check.Names(), 76))
-	var conn connFlags
-	conn.register(c)
-	node := c.fs.String("node", "", "check the pods bound to this `node`, as its kubelet sees them")
-	ns := c.fs.String("namespace", "", "check the pods of this `namespace` only")
-	c.alias("n", "namespace")
-	only := c.fs.String("only", "", "run only these checks (comma-separated `names`), and those they build on")
-	timeout := c.fs.Duration("timeout", 5*time.Minute, "end the whole battery within this `duration`")
-	write := c.fs.Bool("write", false, "create, change and delete throwaway pods to cause changes")
-	var output outputFlag
-	output.register(c)
-	watchSecs := c.fs.Int64("watch-seconds", 5, "the timeoutSeconds of the checks' watches (more than 2: the apiserver's bookmark comes 2 s before)")
-	if err := c.parseNoArgs(e.Stdout, args); err != nil {
+func checkCmd(ctx context.Context, e base.Env, args []string) error {
+	c := base.NewCommand("check", checkUsage+"\nThe checks, in the order they run (for --only):\n"+wrapNames(check.Names(), 76))
+	var conn base.ConnFlags
+	conn.Register(c)
+	node := c.Flags.String("node", "", "check the pods bound to this `node`, as its kubelet sees them")
+	ns := c.Flags.String("namespace", "", "check the pods of this `namespace` only")
+	c.Alias("n", "namespace")
+	only := c.Flags.String("only", "", "run only these checks (comma-separated `names`), and those they build on")
+	timeout := c.Flags.Duration("timeout", 5*time.Minute, "end the whole battery within this `duration`")
+	write := c.Flags.Bool("write", false, "create, change and delete throwaway pods to cause changes")
+	var output base.OutputFlag
+	output.Register(c)
+	watchSecs := c.Flags.Int64("watch-seconds", 5, "the timeoutSeconds of the checks' watches (more than 2: the apiserver's bookmark comes 2 s before)")
+	if err := c.ParseNoArgs(e.Stdout, args); err != nil {
 		return err
 	}
-	if err := output.check(c); err != nil {
+	if err := output.Check(c); err != nil {
 		return err
 	}
 	switch {
 	case *node != "" && *ns != "":
-		return usagef(c.name, "--node and --namespace cannot be combined")
+		return base.Usagef(c.Name, "--node and --namespace cannot be combined")
 	case *timeout <= 0:
-		return usagef(c.name, "--timeout %v: must be positive", *timeout)
+		return base.Usagef(c.Name, "--timeout %v: must be positive", *timeout)
 	case *watchSecs <= 0:
-		return usagef(c.name, "--watch-seconds %d: must be positive", *watchSecs)
+		return base.Usagef(c.Name, "--watch-seconds %d: must be positive", *watchSecs)
 	}
 	var names []string
 	if *only != "" {
 		names = strings.Split(*only, ",")
 	}
-	cfg, err := conn.restConfig(c.name, e)
+	cfg, err := conn.RESTConfig(c.Name, e)
 	if err != nil {
 		return err
 	}
-	p := checkPrinter{w: e.Stdout, json: output.json()}
+	p := checkPrinter{w: e.Stdout, json: output.JSON()}
 	outs, err := check.Run(ctx, check.Options{
 		Config: cfg, Node: *node, Namespace: *ns, Only: names, Timeout: *timeout,
 		Write: *write, WatchSeconds: *watchSecs, Report: p.print,
@@ -89,9 +90,9 @@ func (e Env) checkCmd(ctx context.Context, args []string) error {
 	var leftover *check.CleanupError
 	switch {
 	case errors.As(err, &unknown):
-		return usagef(c.name, "--only: %v", err)
+		return base.Usagef(c.Name, "--only: %v", err)
 	case errors.As(err, &leftover):
-		fmt.Fprintf(e.Stderr, "podwatch: warning: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(e.Stderr, "podwatch: warning: %s\n", base.OneLine(err.Error()))
 	case err != nil:
 		return err
 	}
@@ -144,7 +145,7 @@ func checkLine(o check.Outcome) string {
 			s += " | " + o.Evidence.Exchanges[i].String()
 		}
 	}
-	return fmt.Sprintf("%-14s %-29s %s", o.Result, o.Name, oneLine(s))
+	return fmt.Sprintf("%-14s %-29s %s", o.Result, o.Name, base.OneLine(s))
 }
 
 func tally(outs []check.Outcome) string {

@@ -4,12 +4,13 @@ import (
 	"flag"
 	"strings"
 
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/fault"
 )
 
 // replayFaults are the fault flags of serve and watch --replay.
 type replayFaults struct {
-	specs stringList
+	specs base.StringList
 	file  string
 	http2 bool
 }
@@ -42,7 +43,7 @@ func (r *replayFaults) planFaults(cmd string) (*fault.Plan, error) {
 	for _, spec := range r.specs {
 		f, err := fault.Parse(spec)
 		if err != nil {
-			return nil, usagef(cmd, "--fault: %v", err)
+			return nil, base.Usagef(cmd, "--fault: %v", err)
 		}
 		faults = append(faults, f)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/apiwire"
+	"github.com/podwatch/podwatch/internal/cli/base"
 )
 
 // exchangeHeader tags each replayed request so that the bytes the fixture
@@ -242,9 +243,9 @@ func (w *countingWriter) Flush() {
 func (w *countingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // layer tags the client's requests and follows their bodies.
-func (m *replayMonitor) layer() layer {
+func (m *replayMonitor) layer() base.Layer {
 	return func(next http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		return base.RoundTripFunc(func(req *http.Request) (*http.Response, error) {
 			m.mu.Lock()
 			m.next++
 			id := strconv.Itoa(m.next)

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/podconfig"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
@@ -227,7 +228,7 @@ func eventText(ev watch.Event[*api.Pod]) []byte {
 	switch ev.Type {
 	case watch.Error:
 		if se, ok := rest.AsStatusError(ev.Err); ok {
-			return fmt.Appendf(nil, "%s%d %s: %s\n", head, se.Status.Code, se.Status.Reason, oneLine(se.Status.Message))
+			return fmt.Appendf(nil, "%s%d %s: %s\n", head, se.Status.Code, se.Status.Reason, base.OneLine(se.Status.Message))
 		}
 		return fmt.Appendf(nil, "%s%v\n", head, ev.Err)
 	case watch.Bookmark:

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"strings"
+
+	"github.com/podwatch/podwatch/internal/cli/base"
 )
 
 // watchPlan is what to list and watch, worked out from the flags (and, for a
@@ -18,7 +20,7 @@ type watchPlan struct {
 }
 
 // planWatch works out the watch plan from the flags alone.
-func (f *watchFlags) planWatch(e Env) (watchPlan, error) {
+func (f *watchFlags) planWatch(e base.Env) (watchPlan, error) {
 	p := watchPlan{
 		node:          f.node,
 		namespace:     f.namespace,
@@ -28,7 +30,7 @@ func (f *watchFlags) planWatch(e Env) (watchPlan, error) {
 		maxEvents:     f.maxEvents,
 	}
 	if p.node == "" {
-		h, err := hostname(e)
+		h, err := e.NodeName()
 		if err != nil {
 			return watchPlan{}, err
 		}
@@ -44,7 +46,7 @@ func (f *watchFlags) planWatch(e Env) (watchPlan, error) {
 
 // hostname is the kubelet's default node name: the hostname, trimmed and
 // lowercased.
-func hostname(e Env) (string, error) {
+func hostname(e base.Env) (string, error) {
 	h, err := e.Hostname()
 	if err != nil {
 		return "", fmt.Errorf("find the node name (give --node or --all-nodes): %w", err)

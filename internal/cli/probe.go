@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/probe"
 	"github.com/podwatch/podwatch/rest"
 )
@@ -35,34 +36,34 @@ a refusal names the permission missing.
   {"summary":{"probes":N,"lost":N,"lag_s":{"p50":..,"p99":..,"max":..},"rvLag":{...},"sampled":N}}
 `
 
-func (e Env) probeCmd(ctx context.Context, args []string) error {
-	c := newCommand("probe", probeUsage)
-	var conn connFlags
-	conn.register(c)
-	node := c.fs.String("node", "", "the `node` whose watch is probed and to which the canary is bound (default: the hostname)")
-	ns := c.fs.String("namespace", "default", "the `namespace` of the canary")
-	c.alias("n", "namespace")
-	name := c.fs.String("canary", "", "the canary pod's `name` (default podwatch-probe-NODE)")
-	every := c.fs.Duration("every", 5*time.Second, "the `interval` between probes")
-	count := c.fs.Int("count", 0, "stop after this many probes (0: until Ctrl-C)")
-	timeout := c.fs.Duration("timeout", 30*time.Second, "a probe whose annotation has not come within this `duration` is lost")
-	write := c.fs.Bool("write", false, "let the probe create, patch and delete its canary pod")
-	var output outputFlag
-	output.register(c)
-	if err := c.parseNoArgs(e.Stdout, args); err != nil {
+func probeCmd(ctx context.Context, e base.Env, args []string) error {
+	c := base.NewCommand("probe", probeUsage)
+	var conn base.ConnFlags
+	conn.Register(c)
+	node := c.Flags.String("node", "", "the `node` whose watch is probed and to which the canary is bound (default: the hostname)")
+	ns := c.Flags.String("namespace", "default", "the `namespace` of the canary")
+	c.Alias("n", "namespace")
+	name := c.Flags.String("canary", "", "the canary pod's `name` (default podwatch-probe-NODE)")
+	every := c.Flags.Duration("every", 5*time.Second, "the `interval` between probes")
+	count := c.Flags.Int("count", 0, "stop after this many probes (0: until Ctrl-C)")
+	timeout := c.Flags.Duration("timeout", 30*time.Second, "a probe whose annotation has not come within this `duration` is lost")
+	write := c.Flags.Bool("write", false, "let the probe create, patch and delete its canary pod")
+	var output base.OutputFlag
+	output.Register(c)
+	if err := c.ParseNoArgs(e.Stdout, args); err != nil {
 		return err
 	}
-	if err := output.check(c); err != nil {
+	if err := output.Check(c); err != nil {
 		return err
 	}
 	switch {
 	case *every <= 0 || *timeout <= 0:
-		return usagef(c.name, "--every and --timeout must be positive")
+		return base.Usagef(c.Name, "--every and --timeout must be positive")
 	case *count < 0:
-		return usagef(c.name, "--count %d: must not be negative", *count)
+		return base.Usagef(c.Name, "--count %d: must not be negative", *count)
 	}
 	if *node == "" {
-		h, err := hostname(e)
+		h, err := e.NodeName()
 		if err != nil {
 			return err
 		}
@@ -73,10 +74,10 @@ func (e Env) probeCmd(ctx context.Context, args []string) error {
 		canary = "podwatch-probe-" + *node
 	}
 	if !*write {
-		return usagef(c.name, "the probe writes to the cluster: it creates the pod %s/%s bound to node %s, patches its %s annotation every %v, and deletes it on exit; give --write to let it",
+		return base.Usagef(c.Name, "the probe writes to the cluster: it creates the pod %s/%s bound to node %s, patches its %s annotation every %v, and deletes it on exit; give --write to let it",
 			*ns, canary, *node, probe.Annotation, *every)
 	}
-	cfg, err := conn.restConfig(c.name, e)
+	cfg, err := conn.RESTConfig(c.Name, e)
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func (e Env) probeCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := probePrinter{w: e.Stdout, json: output.json()}
+	p := probePrinter{w: e.Stdout, json: output.JSON()}
 	sum, err := probe.Run(ctx, probe.Options{Client: client, Node: *node, Namespace: *ns, Canary: canary,
 		Every: *every, Count: *count, Timeout: *timeout, Report: p.sample})
 	if sum != nil {
@@ -135,7 +136,7 @@ func (p *probePrinter) sample(s probe.Sample) {
 		return
 	}
 	p.printf("probe %d: lag %.3fs, %d %s behind (patched at %s, watch at %s)\n",
-		s.Probe, s.Lag.Seconds(), s.RVLag, plural(int(s.RVLag), "resourceVersion", "resourceVersions"), s.ResourceVersion, s.WatchResourceVersion)
+		s.Probe, s.Lag.Seconds(), s.RVLag, base.Plural(int(s.RVLag), "resourceVersion", "resourceVersions"), s.ResourceVersion, s.WatchResourceVersion)
 }
 
 func (p *probePrinter) summary(s *probe.Summary) {
@@ -145,10 +146,10 @@ func (p *probePrinter) summary(s *probe.Summary) {
 			"lag_s": q(s.Lag), "rvLag": q(s.RVLag), "sampled": s.Sampled}})
 		return
 	}
-	p.printf("summary: %d %s arrived, %d lost", s.Probes, plural(s.Probes, "probe", "probes"), s.Lost)
+	p.printf("summary: %d %s arrived, %d lost", s.Probes, base.Plural(s.Probes, "probe", "probes"), s.Lost)
 	if s.Probes > 0 {
 		p.printf("; lag p50 %.3fs p99 %.3fs max %.3fs; resourceVersions behind p50 %g p99 %g max %g (over %d %s)",
-			s.Lag.P50, s.Lag.P99, s.Lag.Max, s.RVLag.P50, s.RVLag.P99, s.RVLag.Max, s.Sampled, plural(s.Sampled, "probe", "probes"))
+			s.Lag.P50, s.Lag.P99, s.Lag.Max, s.RVLag.P50, s.RVLag.P99, s.RVLag.Max, s.Sampled, base.Plural(s.Sampled, "probe", "probes"))
 	}
 	p.printf("\n")
 }

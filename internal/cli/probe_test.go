@@ -7,16 +7,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/probe"
 )
 
 // Without --write the probe refuses before connecting anywhere, saying
 // what it would write.
 func TestProbeNeedsWrite(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	r := run(t, "probe", "--server", "http://127.0.0.1:1", "--node", "n1", "--every", "2s")
-	if r.code != exitUsage {
-		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitUsage, r.stderr)
+	if r.code != base.ExitUsage {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, base.ExitUsage, r.stderr)
 	}
 	for _, want := range []string{"writes", "default/podwatch-probe-n1", "node n1", probe.Annotation, "every 2s", "--write"} {
 		if !strings.Contains(r.stderr, want) {
@@ -28,8 +30,8 @@ func TestProbeNeedsWrite(t *testing.T) {
 // A line per probe and a summary, in text and in JSON.
 func TestProbePrinter(t *testing.T) {
 	samples := []probe.Sample{
-		{Probe: 1, Sent: seen, ResourceVersion: "12", WatchResourceVersion: "10", Lag: 1500 * time.Microsecond, RVLag: 2},
-		{Probe: 2, Sent: seen, ResourceVersion: "13", WatchResourceVersion: "13", Lost: true},
+		{Probe: 1, Sent: clitest.Seen, ResourceVersion: "12", WatchResourceVersion: "10", Lag: 1500 * time.Microsecond, RVLag: 2},
+		{Probe: 2, Sent: clitest.Seen, ResourceVersion: "13", WatchResourceVersion: "13", Lost: true},
 	}
 	sum := &probe.Summary{Probes: 1, Lost: 1, Sampled: 1,
 		Lag: probe.Quantiles{P50: 0.0015, P99: 0.0015, Max: 0.0015}, RVLag: probe.Quantiles{P50: 2, P99: 2, Max: 2}}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/watch"
 )
@@ -29,7 +30,7 @@ const (
 // has been silent for stallAfter, the stall verdict the trace would give. A
 // nil *progress does nothing, so callers need not check.
 type progress struct {
-	log        *logger
+	log        *base.Logger
 	now        func() time.Time
 	stallAfter time.Duration
 
@@ -50,7 +51,7 @@ type progress struct {
 	idle string
 }
 
-func newProgress(log *logger, stallAfter time.Duration) *progress {
+func newProgress(log *base.Logger, stallAfter time.Duration) *progress {
 	return &progress{log: log, now: time.Now, stallAfter: stallAfter, idle: "podwatch: connecting to the server"}
 }
 
@@ -59,7 +60,7 @@ func newProgress(log *logger, stallAfter time.Duration) *progress {
 func (p *progress) start(ctx context.Context) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	p.log.drawProgress(p.line())
+	p.log.DrawProgress(p.line())
 	go func() {
 		defer close(done)
 		t := time.NewTicker(progressEvery)
@@ -69,14 +70,14 @@ func (p *progress) start(ctx context.Context) func() {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				p.log.drawProgress(p.line())
+				p.log.DrawProgress(p.line())
 			}
 		}
 	}()
 	return func() {
 		cancel()
 		<-done
-		p.log.endProgress()
+		p.log.EndProgress()
 	}
 }
 
@@ -99,7 +100,7 @@ func (p *progress) step(st cache.Step) {
 		p.watching, p.watch = false, nil
 	case cache.StepReplace:
 		if p.listing && p.drawn {
-			p.log.printf("listed %d pods (%d pages, %s) in %s", st.Items, p.pages, formatBytes(p.bytes), p.now().Sub(p.began).Round(time.Millisecond))
+			p.log.Printf("listed %d pods (%d pages, %s) in %s", st.Items, p.pages, formatBytes(p.bytes), p.now().Sub(p.began).Round(time.Millisecond))
 		}
 		p.listing = false
 	case cache.StepWatch:
@@ -224,12 +225,12 @@ func formatBytes(n int64) string {
 }
 
 // layer counts response bytes for the progress line.
-func (p *progress) layer() layer {
+func (p *progress) layer() base.Layer {
 	if p == nil {
 		return nil
 	}
 	return func(next http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		return base.RoundTripFunc(func(req *http.Request) (*http.Response, error) {
 			resp, err := next.RoundTrip(req)
 			switch {
 			case err != nil || resp.Body == nil:
@@ -262,19 +263,4 @@ func (b *countingBody) Read(p []byte) (int, error) {
 // isWatch reports whether u asks for a watch, in either of its forms.
 func isWatch(u *url.URL) bool {
 	return u.Query().Get("watch") == "true" || strings.Contains(u.Path, "/watch/")
-}
-
-// stdoutWriter writes what the command prints on stdout, first clearing the
-// progress line from a terminal the two may share, so they never run into
-// each other. The line is drawn again on the next tick.
-type stdoutWriter struct {
-	log *logger
-	w   io.Writer
-}
-
-func (s stdoutWriter) Write(b []byte) (int, error) {
-	s.log.mu.Lock()
-	defer s.log.mu.Unlock()
-	s.log.clearLocked()
-	return s.w.Write(b)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/proxy"
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
@@ -63,41 +64,41 @@ can use at once (kubectl --kubeconfig FILE get pods).
 
 // proxyFlags are the flags of proxy.
 type proxyFlags struct {
-	conn         connFlags
+	conn         base.ConnFlags
 	listen       string
 	acceptRemote bool
 	verbosity    int
-	trace        traceFlags
+	trace        base.TraceFlags
 	record       string
-	recordFilter stringList
+	recordFilter base.StringList
 	tls          bool
 	caOut        string
 	kubeconfig   string // --kubeconfig-out
 }
 
-func (e Env) proxyCmd(ctx context.Context, args []string) error {
-	c := newCommand("proxy", proxyUsage)
+func proxyCmd(ctx context.Context, e base.Env, args []string) error {
+	c := base.NewCommand("proxy", proxyUsage)
 	var f proxyFlags
 	f.register(c)
-	pos, err := c.parse(e.Stdout, args)
+	pos, err := c.Parse(e.Stdout, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef(c.name, "unexpected argument %q", pos[0])
+		return base.Usagef(c.Name, "unexpected argument %q", pos[0])
 	}
 	if err := f.check(c); err != nil {
 		return err
 	}
-	log := newLogger(e.Stderr, f.verbosity)
+	log := base.NewLogger(e.Stderr, f.verbosity)
 	if err := checkListen(c, f.listen, f.acceptRemote, log); err != nil {
 		return err
 	}
-	cfg, err := f.conn.restConfig(c.name, e)
+	cfg, err := f.conn.RESTConfig(c.Name, e)
 	if err != nil {
 		return err
 	}
-	tr, closeTrace, err := f.trace.openTrace(e, log)
+	tr, closeTrace, err := f.trace.Open(e, log)
 	if err != nil {
 		return err
 	}
@@ -123,14 +124,14 @@ func (e Env) proxyCmd(ctx context.Context, args []string) error {
 	return errors.Join(err, closeTrace())
 }
 
-func (f *proxyFlags) register(c *command) {
-	fs := c.fs
-	f.conn.register(c)
+func (f *proxyFlags) register(c *base.Command) {
+	fs := c.Flags
+	f.conn.Register(c)
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8001", "the `address` to listen on (port 0: any free port)")
 	fs.BoolVar(&f.acceptRemote, "accept-remote", false, "allow a --listen address that is not loopback (anyone reaching it acts with your credentials)")
 	fs.IntVar(&f.verbosity, "v", 0, "log `level`: 6 each request with its status and time (requests that cannot be forwarded are always logged)")
-	f.trace.register(c)
-	f.trace.proxy = true
+	f.trace.Register(c)
+	f.trace.Proxy = true
 	fs.StringVar(&f.record, "record", "", "record each client's exchanges as a fixture, `DIR`/<client>/recording.json, written when the proxy stops")
 	fs.Var(&f.recordFilter, "record-filter", "with --record: record only requests whose path is this `prefix` or under it, such as /api/v1/pods (repeatable)")
 	fs.BoolVar(&f.tls, "tls", false, "serve HTTPS (HTTP/2 and HTTP/1.1) with a certificate made for the run")
@@ -138,25 +139,25 @@ func (f *proxyFlags) register(c *command) {
 	fs.StringVar(&f.kubeconfig, "kubeconfig-out", "", "write a kubeconfig for clients of the proxy to this `file` (no credential in it: the proxy adds its own)")
 }
 
-func (f *proxyFlags) check(c *command) error {
-	if err := f.trace.check(c); err != nil {
+func (f *proxyFlags) check(c *base.Command) error {
+	if err := f.trace.Check(c); err != nil {
 		return err
 	}
-	if f.trace.diff.on() && !f.trace.enabled() {
-		return usagef(c.name, "--diff shows in the trace: add --trace, --trace-file or --trace-html")
+	if f.trace.Diff.On() && !f.trace.Enabled() {
+		return base.Usagef(c.Name, "--diff shows in the trace: add --trace, --trace-file or --trace-html")
 	}
 	if len(f.recordFilter) > 0 && f.record == "" {
-		return usagef(c.name, "--record-filter applies to --record")
+		return base.Usagef(c.Name, "--record-filter applies to --record")
 	}
 	if f.caOut != "" && !f.tls {
-		return usagef(c.name, "--ca-out applies to --tls")
+		return base.Usagef(c.Name, "--ca-out applies to --tls")
 	}
 	return nil
 }
 
 // newProxy forwards through client, each client of the proxy recorded by
 // rec and named to tr (either may be nil).
-func newProxy(client *rest.Client, tr *trace.Tracer, rec *proxyRecorder, log *logger) *proxy.Proxy {
+func newProxy(client *rest.Client, tr *trace.Tracer, rec *proxyRecorder, log *base.Logger) *proxy.Proxy {
 	return proxy.New(proxy.Options{
 		Upstream:  client.Host(),
 		Transport: client.RoundTripper(),
@@ -170,31 +171,31 @@ func newProxy(client *rest.Client, tr *trace.Tracer, rec *proxyRecorder, log *lo
 			return next
 		},
 		ErrorLog: func(cl proxy.Client, r *http.Request, err error) {
-			log.printf("podwatch: proxy: %s %s for %s: %s", r.Method, r.URL.Path, cl, oneLine(err.Error()))
+			log.Printf("podwatch: proxy: %s %s for %s: %s", r.Method, r.URL.Path, cl, base.OneLine(err.Error()))
 		},
 	})
 }
 
 // serve serves p on --listen until ctx ends, then ends every stream and
 // returns once every request has.
-func (f *proxyFlags) serve(ctx context.Context, log *logger, p *proxy.Proxy) error {
+func (f *proxyFlags) serve(ctx context.Context, log *base.Logger, p *proxy.Proxy) error {
 	var h http.Handler = p
-	if log.V(verboseRequests) {
-		h = logRequests(log, h)
+	if log.V(base.VerboseRequests) {
+		h = base.LogRequests(log, h)
 	}
-	srv, err := startFixtureServer(f.listen, h, f.tls)
+	srv, err := base.StartServer(f.listen, h, f.tls)
 	if err != nil {
 		return fmt.Errorf("proxy: %w", err)
 	}
 	if err := f.writeClientFiles(srv, log); err != nil {
-		srv.close()
+		srv.Close()
 		return err
 	}
-	log.printf("podwatch: proxying %s to %s", srv.url(), p.Upstream().Redacted())
+	log.Printf("podwatch: proxying %s to %s", srv.URL(), p.Upstream().Redacted())
 	<-ctx.Done()
 	// Closing the server closes every connection, which ends each request's
 	// context and so its request upstream; close waits for every handler.
-	srv.close()
+	srv.Close()
 	p.Wait()
 	return nil
 }
@@ -202,19 +203,19 @@ func (f *proxyFlags) serve(ctx context.Context, log *logger, p *proxy.Proxy) err
 // writeClientFiles writes what a client needs to reach the proxy: the CA
 // of its certificate (--ca-out) and a kubeconfig (--kubeconfig-out), with
 // no credential (a placeholder token): the proxy sends its own upstream.
-func (f *proxyFlags) writeClientFiles(srv *fixtureServer, log *logger) error {
+func (f *proxyFlags) writeClientFiles(srv *base.Server, log *base.Logger) error {
 	if f.caOut != "" {
-		if err := os.WriteFile(f.caOut, srv.caPEM, 0o644); err != nil {
+		if err := os.WriteFile(f.caOut, srv.CA(), 0o644); err != nil {
 			return fmt.Errorf("proxy: --ca-out: %w", err)
 		}
-		log.printf("podwatch: the proxy's certificate is in %s", f.caOut)
+		log.Printf("podwatch: the proxy's certificate is in %s", f.caOut)
 	}
 	if f.kubeconfig == "" {
 		return nil
 	}
-	cluster := map[string]any{"server": srv.url()}
-	if srv.caPEM != nil {
-		cluster["certificate-authority-data"] = base64.StdEncoding.EncodeToString(srv.caPEM)
+	cluster := map[string]any{"server": srv.URL()}
+	if srv.CA() != nil {
+		cluster["certificate-authority-data"] = base64.StdEncoding.EncodeToString(srv.CA())
 	}
 	cfg := map[string]any{
 		"apiVersion":      "v1",
@@ -235,7 +236,7 @@ func (f *proxyFlags) writeClientFiles(srv *fixtureServer, log *logger) error {
 	if err := os.WriteFile(f.kubeconfig, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("proxy: --kubeconfig-out: %w", err)
 	}
-	log.printf("podwatch: a kubeconfig for the proxy's clients is in %s", f.kubeconfig)
+	log.Printf("podwatch: a kubeconfig for the proxy's clients is in %s", f.kubeconfig)
 	return nil
 }
 
@@ -254,18 +255,18 @@ func (n namedClient) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // checkListen refuses an address others can reach unless acceptRemote, and
 // then warns: whoever reaches the proxy acts with the proxy's credentials.
-func checkListen(c *command, addr string, acceptRemote bool, log *logger) error {
+func checkListen(c *base.Command, addr string, acceptRemote bool, log *base.Logger) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return usagef(c.name, "--listen %q: %v", addr, err)
+		return base.Usagef(c.Name, "--listen %q: %v", addr, err)
 	}
 	if isLoopback(host) {
 		return nil
 	}
 	if !acceptRemote {
-		return usagef(c.name, "--listen %q is not a loopback address: anyone reaching it would act with your credentials (add --accept-remote to allow it)", addr)
+		return base.Usagef(c.Name, "--listen %q is not a loopback address: anyone reaching it would act with your credentials (add --accept-remote to allow it)", addr)
 	}
-	log.printf("podwatch: warning: --listen %s accepts clients from other hosts, and each acts with your credentials", addr)
+	log.Printf("podwatch: warning: --listen %s accepts clients from other hosts, and each acts with your credentials", addr)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/fixture"
 	"github.com/podwatch/podwatch/internal/proxy"
 )
@@ -69,7 +70,7 @@ func (r recordFiltered) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // save writes each client's recording that holds an exchange; call it once
 // every request has ended, so that each body has its end.
-func (pr *proxyRecorder) save(log *logger) error {
+func (pr *proxyRecorder) save(log *base.Logger) error {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	var errs []error
@@ -84,7 +85,7 @@ func (pr *proxyRecorder) save(log *logger) error {
 			errs = append(errs, fmt.Errorf("record %s: %w", cr.client, err))
 			continue
 		}
-		log.printf("podwatch: recorded %d exchanges of %s in %s", len(r.Exchanges), cr.client, dir)
+		log.Printf("podwatch: recorded %d exchanges of %s in %s", len(r.Exchanges), cr.client, dir)
 	}
 	return errors.Join(errs...)
 }

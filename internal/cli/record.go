@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/fixture"
 )
 
@@ -27,17 +28,17 @@ and CBOR clients alike.
 Replay the result with 'podwatch watch --replay DIR' or 'podwatch serve DIR'.
 `
 
-func (e Env) recordCmd(ctx context.Context, args []string) error {
-	c := newCommand("record", recordUsage)
+func recordCmd(ctx context.Context, e base.Env, args []string) error {
+	c := base.NewCommand("record", recordUsage)
 	var f watchFlags
 	f.register(c, false)
 	var out string
-	c.fs.StringVar(&out, "out", "", "the fixture `folder` to write (created if missing)")
-	if err := c.parseNoArgs(e.Stdout, args); err != nil {
+	c.Flags.StringVar(&out, "out", "", "the fixture `folder` to write (created if missing)")
+	if err := c.ParseNoArgs(e.Stdout, args); err != nil {
 		return err
 	}
 	if out == "" {
-		return usagef(c.name, "--out is required")
+		return base.Usagef(c.Name, "--out is required")
 	}
 	if err := f.check(c); err != nil {
 		return err
@@ -46,7 +47,7 @@ func (e Env) recordCmd(ctx context.Context, args []string) error {
 	if err := fixture.CheckSavable(out); err != nil {
 		return fmt.Errorf("record: --out %s: %w", out, err)
 	}
-	cfg, err := f.conn.restConfig(c.name, e)
+	cfg, err := f.conn.RESTConfig(c.Name, e)
 	if err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ func (e Env) recordCmd(ctx context.Context, args []string) error {
 		rec = fixture.NewRecorder(next)
 		return rec
 	}
-	runErr := e.runSession(ctx, &f, p, cfg, sessionExtras{layers: []layer{record}})
+	runErr := runSession(ctx, e, &f, p, cfg, sessionExtras{layers: []base.Layer{record}})
 	if rec == nil {
 		return runErr // the client was never built
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/rundiff"
 )
 
@@ -25,17 +26,11 @@ The exit status is 0 when the runs are equivalent (the same items in the
 same order), 1 when they differ, 2 when an input cannot be read.
 `
 
-// statusError is an error that ends the command with its own exit status.
-type statusError interface {
-	error
-	ExitStatus() int
-}
-
 // runsDiffer ends a diff whose runs differ: exit 1.
 type runsDiffer struct{ a, b string }
 
 func (e *runsDiffer) Error() string   { return fmt.Sprintf("%s and %s differ", e.a, e.b) }
-func (e *runsDiffer) ExitStatus() int { return exitError }
+func (e *runsDiffer) ExitStatus() int { return base.ExitError }
 
 // unreadableRun is an input diff cannot read: exit 2, as for a bad command
 // line, since there is no answer to give.
@@ -43,20 +38,20 @@ type unreadableRun struct{ err error }
 
 func (e *unreadableRun) Error() string   { return "diff: " + e.err.Error() }
 func (e *unreadableRun) Unwrap() error   { return e.err }
-func (e *unreadableRun) ExitStatus() int { return exitUsage }
+func (e *unreadableRun) ExitStatus() int { return base.ExitUsage }
 
-func (e Env) diffCmd(_ context.Context, args []string) error {
-	c := newCommand("diff", diffUsage)
-	rv := c.fs.String("rv", string(rundiff.RVRank), "compare resourceVersions by `rank` or exact")
-	pos, err := c.parse(e.Stdout, args)
+func diffCmd(_ context.Context, e base.Env, args []string) error {
+	c := base.NewCommand("diff", diffUsage)
+	rv := c.Flags.String("rv", string(rundiff.RVRank), "compare resourceVersions by `rank` or exact")
+	pos, err := c.Parse(e.Stdout, args)
 	if err != nil {
 		return err
 	}
 	switch {
 	case len(pos) != 2:
-		return usagef(c.name, "want two runs to compare, got %d arguments", len(pos))
+		return base.Usagef(c.Name, "want two runs to compare, got %d arguments", len(pos))
 	case *rv != string(rundiff.RVRank) && *rv != string(rundiff.RVExact):
-		return usagef(c.name, "--rv %q: want rank or exact", *rv)
+		return base.Usagef(c.Name, "--rv %q: want rank or exact", *rv)
 	}
 	runs := make([]*rundiff.Run, 2)
 	for i, p := range pos {

@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"time"
 
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/fixture"
 )
 
@@ -47,106 +47,78 @@ Point a watch at it with --server http://HOST:PORT; with --http2,
 --server https://HOST:PORT and --certificate-authority the file it names.
 `
 
-func (e Env) serveCmd(ctx context.Context, args []string) error {
-	c := newCommand("serve", serveUsage)
-	addr := c.fs.String("addr", "127.0.0.1:0", "the `address` to listen on (port 0: any free port)")
-	speed := c.fs.Float64("speed", 1, "scale the recorded timing (2 twice as fast, 0 no waiting)")
-	verbosity := c.fs.Int("v", 0, "log `level`: 6 each request and its status")
+func serveCmd(ctx context.Context, e base.Env, args []string) error {
+	c := base.NewCommand("serve", serveUsage)
+	addr := c.Flags.String("addr", "127.0.0.1:0", "the `address` to listen on (port 0: any free port)")
+	speed := c.Flags.Float64("speed", 1, "scale the recorded timing (2 twice as fast, 0 no waiting)")
+	verbosity := c.Flags.Int("v", 0, "log `level`: 6 each request and its status")
 	var rf replayFaults
-	rf.register(c.fs, "")
-	caOut := c.fs.String("ca-out", "", "with --http2: write the serving certificate (the CA to trust) to this `file`")
-	simulate := c.fs.Bool("simulate", false, "serve the model apiserver's churning pods instead of a fixture")
-	seed := c.fs.Uint64("seed", 1, "with --simulate: the `seed` of the simulated history")
-	pos, err := c.parse(e.Stdout, args)
+	rf.register(c.Flags, "")
+	caOut := c.Flags.String("ca-out", "", "with --http2: write the serving certificate (the CA to trust) to this `file`")
+	simulate := c.Flags.Bool("simulate", false, "serve the model apiserver's churning pods instead of a fixture")
+	seed := c.Flags.Uint64("seed", 1, "with --simulate: the `seed` of the simulated history")
+	pos, err := c.Parse(e.Stdout, args)
 	if err != nil {
 		return err
 	}
 	if *simulate {
 		if len(pos) > 0 {
-			return usagef(c.name, "--simulate takes no fixture, got %q", pos[0])
+			return base.Usagef(c.Name, "--simulate takes no fixture, got %q", pos[0])
 		}
-		faults, err := rf.planFaults(c.name)
+		faults, err := rf.planFaults(c.Name)
 		if err != nil {
 			return err
 		}
-		return e.simulate(ctx, *addr, *seed, faults, rf.http2, *caOut, newLogger(e.Stderr, *verbosity))
+		return simulateCluster(ctx, *addr, *seed, faults, rf.http2, *caOut, base.NewLogger(e.Stderr, *verbosity))
 	}
 	switch {
 	case len(pos) == 0:
-		return usagef(c.name, "no fixture given")
+		return base.Usagef(c.Name, "no fixture given")
 	case len(pos) > 1:
-		return usagef(c.name, "unexpected argument %q", pos[1])
+		return base.Usagef(c.Name, "unexpected argument %q", pos[1])
 	case *speed < 0:
-		return usagef(c.name, "--speed %g: must not be negative", *speed)
+		return base.Usagef(c.Name, "--speed %g: must not be negative", *speed)
 	}
 	rec, err := fixture.Load(pos[0])
 	if err != nil {
 		return err
 	}
-	faults, err := rf.planFaults(c.name)
+	faults, err := rf.planFaults(c.Name)
 	if err != nil {
 		return err
 	}
-	log := newLogger(e.Stderr, *verbosity)
+	log := base.NewLogger(e.Stderr, *verbosity)
 	srv := fixture.NewServerWithOptions(rec, fixture.Options{Speed: *speed, Faults: faults, Log: replayLog(log)})
 	var h http.Handler = srv
-	if log.V(verboseRequests) {
-		h = logRequests(log, h)
+	if log.V(base.VerboseRequests) {
+		h = base.LogRequests(log, h)
 	}
-	fs, err := startFixtureServer(*addr, h, rf.http2)
+	fs, err := base.StartServer(*addr, h, rf.http2)
 	if err != nil {
 		return err
 	}
-	defer fs.close()
-	log.printf("podwatch: serving %s (%d exchanges, recorded with %s) on %s", pos[0], len(rec.Exchanges), recordedFlags(rec), fs.url())
-	if fs.caPEM != nil {
-		if err := writeCA(*caOut, fs.caPEM, log); err != nil {
+	defer fs.Close()
+	log.Printf("podwatch: serving %s (%d exchanges, recorded with %s) on %s", pos[0], len(rec.Exchanges), recordedFlags(rec), fs.URL())
+	if fs.CA() != nil {
+		if err := writeCA(*caOut, fs.CA(), log); err != nil {
 			return err
 		}
 	}
 	select {
 	case <-srv.Done():
-		log.printf("podwatch: every recorded exchange has been played; still serving until Ctrl-C")
+		log.Printf("podwatch: every recorded exchange has been played; still serving until Ctrl-C")
 		<-ctx.Done()
 	case <-ctx.Done():
 	}
 	for _, m := range srv.Misses() {
-		log.printf("podwatch: no recorded exchange matched %s", m)
+		log.Printf("podwatch: no recorded exchange matched %s", m)
 	}
 	return nil
 }
 
-// logRequests logs each request when its answer is complete.
-func logRequests(log *logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r)
-		log.printf("%s %s %d %s in %s", r.Method, r.URL.RequestURI(), sw.status, http.StatusText(sw.status), time.Since(start).Round(time.Millisecond))
-	})
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 // writeCA saves the replay's serving certificate where a client can trust it:
 // the --ca-out file, or a new file in the temporary folder.
-func writeCA(path string, pemData []byte, log *logger) error {
+func writeCA(path string, pemData []byte, log *base.Logger) error {
 	if path == "" {
 		f, err := os.CreateTemp("", "podwatch-replay-ca-*.pem")
 		if err != nil {
@@ -158,7 +130,7 @@ func writeCA(path string, pemData []byte, log *logger) error {
 	if err := os.WriteFile(path, pemData, 0o644); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	log.printf("podwatch: serving HTTP/2 over TLS; trust it with --certificate-authority %s", path)
+	log.Printf("podwatch: serving HTTP/2 over TLS; trust it with --certificate-authority %s", path)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/podconfig"
 	"github.com/podwatch/podwatch/internal/podconfig/source"
 	"github.com/podwatch/podwatch/internal/trace"
@@ -26,10 +27,10 @@ import (
 // each source's channel is closed once its Run has returned, and the printer
 // drains what the pod config published.
 type session struct {
-	env     Env
+	env     base.Env
 	flags   *watchFlags
 	plan    watchPlan
-	log     *logger
+	log     *base.Logger
 	out     *printer
 	lw      *cache.ListWatch[*api.Pod]
 	prog    *progress       // nil unless stderr is a terminal
@@ -265,7 +266,7 @@ func (s *session) printUpdate(u podconfig.PodUpdate) {
 
 // report is told of what a source or the pod config dropped.
 func (s *session) report(src string, err error) {
-	s.log.printf("podwatch: warning: %s source: %s", src, oneLine(err.Error()))
+	s.log.Printf("podwatch: warning: %s source: %s", src, base.OneLine(err.Error()))
 }
 
 // isChange reports the event types --max-events counts.
@@ -277,7 +278,7 @@ func isChange(t watch.EventType) bool {
 func (s *session) observe(st cache.Step) {
 	s.prog.step(st)
 	if s.log.V(2) && (st.Kind != cache.StepResourceVersion || s.log.V(3)) {
-		s.log.printf("reflector: %s", describeStep(st))
+		s.log.Printf("reflector: %s", describeStep(st))
 	}
 	finished := s.monitor.step(st)
 	if finished {
@@ -296,14 +297,14 @@ func (s *session) observe(st cache.Step) {
 			s.stop()
 		}
 	case cache.StepBackoff:
-		if !finished && !s.limited.Load() && !s.flags.trace.tellsOnStderr() {
-			s.log.printf("podwatch: warning: %s; retrying in %s", oneLine(st.Err.Error()), st.Wait.Round(1e6))
+		if !finished && !s.limited.Load() && !s.flags.trace.TellsOnStderr() {
+			s.log.Printf("podwatch: warning: %s; retrying in %s", base.OneLine(st.Err.Error()), st.Wait.Round(1e6))
 		}
 	case cache.StepFallbackList:
 		// A server without watch lists is no news; any other fallback is a
 		// failure the user should hear of, although the list may well cure it.
-		if st.Fallback != cache.FallbackUnsupported && !finished && !s.limited.Load() && !s.flags.trace.tellsOnStderr() {
-			s.log.printf("podwatch: warning: %s; listing instead", oneLine(st.Err.Error()))
+		if st.Fallback != cache.FallbackUnsupported && !finished && !s.limited.Load() && !s.flags.trace.TellsOnStderr() {
+			s.log.Printf("podwatch: warning: %s; listing instead", base.OneLine(st.Err.Error()))
 		}
 	}
 }

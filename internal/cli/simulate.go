@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/fault"
 	"github.com/podwatch/podwatch/internal/model"
 )
@@ -15,9 +16,9 @@ import (
 // enough that a watcher sees a change every few seconds.
 const simulateGap = 6 * time.Second
 
-// simulate is serve --simulate: the model apiserver, its pods churning as a
+// simulateCluster is serve --simulate: the model apiserver, its pods churning as a
 // live cluster's do, served on addr until ctx ends.
-func (e Env) simulate(ctx context.Context, addr string, seed uint64, faults *fault.Plan, overTLS bool, caOut string, log *logger) error {
+func simulateCluster(ctx context.Context, addr string, seed uint64, faults *fault.Plan, overTLS bool, caOut string, log *base.Logger) error {
 	var planned []fault.Fault
 	if faults != nil {
 		planned = faults.Pending()
@@ -27,8 +28,8 @@ func (e Env) simulate(ctx context.Context, addr string, seed uint64, faults *fau
 		GoneAsEvent: true, // as the watch cache answers a watch from too old a version
 		Seed:        seed,
 		Logf: func(format string, args ...any) {
-			if log.V(verboseRequests) {
-				log.printf("model: "+format, args...)
+			if log.V(base.VerboseRequests) {
+				log.Printf("model: "+format, args...)
 			}
 		},
 	})
@@ -37,15 +38,15 @@ func (e Env) simulate(ctx context.Context, addr string, seed uint64, faults *fau
 	if err := churner.Populate(); err != nil {
 		return err
 	}
-	fs, err := startFixtureServer(addr, srv, overTLS)
+	fs, err := base.StartServer(addr, srv, overTLS)
 	if err != nil {
 		return err
 	}
-	defer fs.close()
-	log.printf("podwatch: simulating a cluster (seed %d): pods created, bound, updated and deleted on node-a, node-b, node-c and unbound, a change every %s at most, older versions compacted away; on %s",
-		seed, simulateGap, fs.url())
-	if fs.caPEM != nil {
-		if err := writeCA(caOut, fs.caPEM, log); err != nil {
+	defer fs.Close()
+	log.Printf("podwatch: simulating a cluster (seed %d): pods created, bound, updated and deleted on node-a, node-b, node-c and unbound, a change every %s at most, older versions compacted away; on %s",
+		seed, simulateGap, fs.URL())
+	if fs.CA() != nil {
+		if err := writeCA(caOut, fs.CA(), log); err != nil {
 			return err
 		}
 	}

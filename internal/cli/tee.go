@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
@@ -124,7 +125,7 @@ func describeStep(st cache.Step) string {
 		b.WriteString(" cause=" + st.Cause.String())
 	}
 	if st.Err != nil {
-		b.WriteString(": " + oneLine(st.Err.Error()))
+		b.WriteString(": " + base.OneLine(st.Err.Error()))
 	}
 	return b.String()
 }

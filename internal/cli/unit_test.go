@@ -7,57 +7,17 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/watch"
 )
-
-func TestParseInterspersed(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		wantPos []string
-		wantN   string
-		wantV   bool
-	}{
-		{"flags first", []string{"-n", "x", "--v", "a"}, []string{"a"}, "x", true},
-		{"positional first", []string{"a", "--namespace", "x", "-v"}, []string{"a"}, "x", true},
-		{"between", []string{"a", "-n=x", "b"}, []string{"a", "b"}, "x", false},
-		{"after --", []string{"-n", "x", "--", "-v", "a"}, []string{"-v", "a"}, "x", false},
-		{"none", nil, nil, "", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := newCommand("test", "")
-			var n string
-			var v bool
-			c.fs.StringVar(&n, "namespace", "", "")
-			c.alias("n", "namespace")
-			c.fs.BoolVar(&v, "v", false, "")
-			pos, err := c.parse(nil, tt.args)
-			if err != nil {
-				t.Fatalf("parse: %v", err)
-			}
-			if diff := cmp.Diff(tt.wantPos, pos); diff != "" {
-				t.Errorf("positional (-want +got):\n%s", diff)
-			}
-			if n != tt.wantN || v != tt.wantV {
-				t.Errorf("got namespace %q and v %t, want %q and %t", n, v, tt.wantN, tt.wantV)
-			}
-			if got := c.set("namespace"); got != (tt.wantN != "") {
-				t.Errorf("set(namespace): got %t, want %t", got, tt.wantN != "")
-			}
-		})
-	}
-}
 
 func TestSelectors(t *testing.T) {
 	tests := []struct {
@@ -90,63 +50,13 @@ func TestSelectors(t *testing.T) {
 	}
 }
 
-func TestMaskHeaders(t *testing.T) {
-	h := http.Header{}
-	h.Set("Authorization", "Bearer "+testToken)
-	h.Set("Proxy-Authorization", "Basic dXNlcjpwYXNz")
-	h.Set("Cookie", "session=abc")
-	h.Set("Accept", "application/json")
-	h.Set("Impersonate-User", "jane")
-	got := formatHeaders(h)
-	want := "\n    Accept: application/json" +
-		"\n    Authorization: Bearer <masked>" +
-		"\n    Cookie: <masked>" +
-		"\n    Impersonate-User: jane" +
-		"\n    Proxy-Authorization: Basic <masked>"
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Fatalf("headers (-want +got):\n%s", diff)
-	}
-}
-
-func TestCurlCommand(t *testing.T) {
-	req := httptest.NewRequest("GET", "https://apiserver.example:6443/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-1&limit=500", nil)
-	req.Header = http.Header{}
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Impersonate-User", "o'brien")
-	got := curlCommand(req)
-	want := `curl -v -XGET -H 'Accept: application/json' -H 'Authorization: Bearer <masked>' -H 'Impersonate-User: o'\''brien'` +
-		` 'https://apiserver.example:6443/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-1&limit=500'`
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Fatalf("curl command (-want +got):\n%s", diff)
-	}
-}
-
-func TestQuote(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`{"a":1}` + "\n", `{"a":1}\n`},
-		{"bell\x07 esc\x1b[2J", `bell\u0007 esc\u001b[2J`},
-		{"tab\there", `tab\there`},
-		{"naïve", "naïve"},
-	}
-	for _, tt := range tests {
-		if got := quote([]byte(tt.in)); got != tt.want {
-			t.Errorf("quote(%q): got %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	long := strings.Repeat("x", bodyLogLimit+10)
-	if got := cutBody([]byte(long), bodyLogLimit); !strings.HasSuffix(got, " (cut short)") || len(got) != bodyLogLimit+len(" (cut short)") {
-		t.Errorf("cutBody of %d bytes: got %d bytes, want %d and the cut marked", len(long), len(got), bodyLogLimit)
-	}
-}
-
 // TestProgress drives the progress tracker with a fake clock: a line from
 // the first moment, pages, items and bytes while a list runs, a summary once
 // a slow one is replaced (none for a quick one), then the watch's ages and,
 // once it is silent past --stall-after, its stall verdict.
 func TestProgress(t *testing.T) {
-	out := newSyncBuffer()
-	p := newProgress(newLogger(out, 0), 30*time.Second)
+	out := clitest.NewSyncBuffer()
+	p := newProgress(base.NewLogger(out, 0), 30*time.Second)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	p.now = func() time.Time { return now }
 

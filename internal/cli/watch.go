@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/podconfig/source"
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
@@ -14,24 +16,24 @@ import (
 	"github.com/podwatch/podwatch/watch"
 )
 
-func (e Env) watchCmd(ctx context.Context, args []string) error {
-	c := newCommand("watch", watchUsage)
+func watchCmd(ctx context.Context, e base.Env, args []string) error {
+	c := base.NewCommand("watch", watchUsage)
 	var f watchFlags
 	f.register(c, true)
-	pos, err := c.parse(e.Stdout, args)
+	pos, err := c.Parse(e.Stdout, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef(c.name, "unexpected argument %q", pos[0])
+		return base.Usagef(c.Name, "unexpected argument %q", pos[0])
 	}
 	if err := f.check(c); err != nil {
 		return err
 	}
 	if f.replay != "" {
-		return e.replayWatch(ctx, c, &f)
+		return replayWatch(ctx, e, c, &f)
 	}
-	cfg, err := f.conn.restConfig(c.name, e)
+	cfg, err := f.conn.RESTConfig(c.Name, e)
 	if err != nil {
 		return err
 	}
@@ -39,13 +41,13 @@ func (e Env) watchCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return e.runSession(ctx, &f, p, cfg, sessionExtras{})
+	return runSession(ctx, e, &f, p, cfg, sessionExtras{})
 }
 
 // sessionExtras are what replay and record add to a watch.
 type sessionExtras struct {
 	// layers go beneath the trace, first closest to the network.
-	layers []layer
+	layers []base.Layer
 	// monitor, played and misses are the replay's.
 	monitor *replayMonitor
 	played  <-chan struct{}
@@ -58,16 +60,16 @@ type sessionExtras struct {
 }
 
 // runSession builds the client and the session for p and runs it.
-func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg rest.Config, x sessionExtras) (err error) {
+func runSession(ctx context.Context, e base.Env, f *watchFlags, p watchPlan, cfg rest.Config, x sessionExtras) (err error) {
 	cfg.ContentType = f.restContentType()
-	log := newLogger(e.Stderr, f.verbosity)
+	log := base.NewLogger(e.Stderr, f.verbosity)
 	if x.clock != nil {
-		f.trace.clock = x.clock.Now // the trace's timestamps: the replay's time
+		f.trace.Clock = x.clock.Now // the trace's timestamps: the replay's time
 		// Its stall check too, so that at speed 0 a silence is judged when
 		// the replay's time passes, not the wall clock's.
-		f.trace.stallClock, _ = x.clock.(rest.TimerClock)
+		f.trace.StallClock, _ = x.clock.(rest.TimerClock)
 	}
-	tr, closeTrace, err := f.trace.openTrace(e, log)
+	tr, closeTrace, err := f.trace.Open(e, log)
 	if err != nil {
 		return err
 	}
@@ -78,18 +80,18 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 	var prog *progress
 	// A text trace on the terminal tells all the line would, line by line;
 	// the two drawn on one screen would overwrite each other.
-	if e.StderrIsTerminal() && !f.trace.tellsOnStderr() {
-		prog = newProgress(log, f.trace.stallAfter)
+	if e.StderrIsTerminal() && !f.trace.TellsOnStderr() {
+		prog = newProgress(log, f.trace.StallAfter)
 	}
 	// The trace goes right beneath the credentials, so it sees requests as
 	// they are sent; the layers added next go beneath it.
 	in := trace.NewInstrument[*api.Pod](tr)
 	in.Configure(&cfg)
-	layers := append([]layer{}, x.layers...)
+	layers := append([]base.Layer{}, x.layers...)
 	if x.monitor != nil {
 		layers = append(layers, x.monitor.layer())
 	}
-	layers = append(layers, prog.layer(), httpLogLayer(log))
+	layers = append(layers, prog.layer(), base.HTTPLogLayer(log))
 	addLayers(&cfg, layers...)
 	client, err := rest.NewClient(cfg)
 	if err != nil {
@@ -103,10 +105,10 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 		out: newPrinter(e.Stdout, f.output), closing: &closingSteps{Instrument: in},
 	}
 	if prog != nil {
-		s.out = newPrinter(stdoutWriter{log, e.Stdout}, f.output) // stdout may share the progress line's terminal
+		s.out = newPrinter(log.Stdout(e.Stdout), f.output) // stdout may share the progress line's terminal
 	}
 	if f.output == "json" {
-		s.out.diffs = newPrintDiffs(f.trace.diff.mode)
+		s.out.diffs = newPrintDiffs(f.trace.Diff.Mode)
 	}
 	s.lw = &cache.ListWatch[*api.Pod]{
 		Client: client, Resource: "pods", Namespace: p.namespace,
@@ -127,17 +129,35 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 		s.api = source.NewAPIFrom(s.lw, source.APIOptions{Reflector: s.reflectorOptions(), Instrument: s.closing})
 	}
 	if log.V(2) {
-		log.printf("podwatch: watching pods on %s: %s", client.Host().Redacted(), p.describe())
+		log.Printf("podwatch: watching pods on %s: %s", client.Host().Redacted(), p.describe())
 	}
 	s.played = x.played
 	err = s.run(ctx)
 	if x.misses != nil && log.V(2) {
 		for _, m := range x.misses() {
-			log.printf("podwatch: replay: no recorded exchange for %s", m)
+			log.Printf("podwatch: replay: no recorded exchange for %s", m)
 		}
 	}
 	if err != nil && x.monitor != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
 	return err
+}
+
+// addLayers puts inner (first = closest to the network) beneath whatever
+// cfg.WrapTransport already adds (the kubeconfig's credentials), so that the
+// trace and the recorder see requests as they are finally sent.
+func addLayers(cfg *rest.Config, inner ...base.Layer) {
+	outer := cfg.WrapTransport
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		for _, l := range inner {
+			if l != nil {
+				rt = l(rt)
+			}
+		}
+		if outer != nil {
+			rt = outer(rt)
+		}
+		return rt
+	}
 }

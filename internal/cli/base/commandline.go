@@ -1,17 +1,14 @@
-package cli
+package base
 
 import (
 	"net/url"
 	"strings"
-
-	"github.com/podwatch/podwatch/internal/fault"
-	"github.com/podwatch/podwatch/internal/trace"
 )
 
 // commandLine is the command line c was given, as a shell would read it
 // back, with credentials masked: what the HTML page records of the run.
-func commandLine(c *command) string {
-	words := []string{"podwatch", c.name}
+func commandLine(c *Command) string {
+	words := []string{"podwatch", c.Name}
 	maskNext := false
 	for _, a := range c.args {
 		switch name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "="); {
@@ -59,24 +56,4 @@ func commandWord(s string) string {
 		return s
 	}
 	return shellQuote(s)
-}
-
-// replayRun is what a replay's page records: the fixture, and each fault
-// as the plan reads it (those of a --faults file included).
-func replayRun(f *watchFlags) trace.Run {
-	run := trace.Run{Fixture: f.replay}
-	if f.faults.file != "" {
-		faults, err := fault.LoadScenario(f.faults.file)
-		if err == nil { // planFaults has read it already, and failed the run if it could not
-			for _, ft := range faults {
-				run.Faults = append(run.Faults, ft.String())
-			}
-		}
-	}
-	for _, spec := range f.faults.specs {
-		if ft, err := fault.Parse(spec); err == nil {
-			run.Faults = append(run.Faults, ft.String())
-		}
-	}
-	return run
 }

@@ -1,4 +1,4 @@
-package cli
+package base
 
 import (
 	"errors"
@@ -13,8 +13,8 @@ import (
 	"github.com/podwatch/podwatch/rest"
 )
 
-// traceFlags are the flags of the protocol trace (internal/trace).
-type traceFlags struct {
+// TraceFlags are the flags of the protocol trace (internal/trace).
+type TraceFlags struct {
 	on    bool
 	full  bool // --trace=full: every explanation every time
 	width int  // --trace-width, when widthGiven
@@ -24,26 +24,26 @@ type traceFlags struct {
 	file       string
 	format     string
 	html       string
-	// proxy makes the trace a proxy's (trace.Options.Proxy).
-	proxy bool
-	// stallAfter is how long a watch may be silent before the trace and
+	// Proxy makes the trace a proxy's (trace.Options.Proxy).
+	Proxy bool
+	// StallAfter is how long a watch may be silent before the trace and
 	// the progress line tell it (trace.Options.StallAfter).
-	stallAfter time.Duration
-	// run is what the HTML page records of the run (its Date is set when
+	StallAfter time.Duration
+	// Run is what the HTML page records of the run (its Date is set when
 	// the trace opens).
-	run trace.Run
-	// clock stamps the steps (trace.Options.Clock): a replay's own clock;
+	Run trace.Run
+	// Clock stamps the steps (trace.Options.Clock): a replay's own clock;
 	// nil is Env.Now.
-	clock func() time.Time
-	// stallClock times the stall check (trace.Options.StallClock): a
+	Clock func() time.Time
+	// StallClock times the stall check (trace.Options.StallClock): a
 	// replay's own clock; nil is a ticker on the wall clock.
-	stallClock rest.TimerClock
-	// diff is --diff (trace.Options.Diff; watch's -o json too).
-	diff diffFlag
+	StallClock rest.TimerClock
+	// Diff is --diff (trace.Options.Diff; watch's -o json too).
+	Diff DiffFlag
 }
 
-func (f *traceFlags) register(c *command) {
-	fs := c.fs
+func (f *TraceFlags) Register(c *Command) {
+	fs := c.Flags
 	fs.Var(traceMode{f}, "trace", "narrate the protocol on stderr: each request with its parameters explained, responses, body reads, HTTP/2 frames, events, the reflector's decisions and why, each push;"+
 		" each thing is explained in full the first time and briefly after, --trace=full explains it every time")
 	fs.IntVar(&f.width, "trace-width", 0, "wrap the text trace at word boundaries to this many `columns` (at least 40; 0: never wrap);"+
@@ -51,50 +51,52 @@ func (f *traceFlags) register(c *command) {
 	fs.StringVar(&f.file, "trace-file", "", "write the trace to this `file` instead of stderr (implies --trace)")
 	fs.StringVar(&f.format, "trace-format", "text", "trace `format`: text (coloured on a terminal) or json (one object per line, schema in docs/TRACE.md)")
 	fs.StringVar(&f.html, "trace-html", "", "when the command ends, write a self-contained HTML page with a timeline of the run (pan and zoom) and what was run to this `file`")
-	fs.DurationVar(&f.stallAfter, "stall-after", trace.DefaultStallAfter, "tell a watch silent for this `duration` (no byte) in the trace and the progress line, with a verdict: quiet, overdue (a bookmark should have come) or dead (past its timeoutSeconds); 0 turns it off")
-	f.diff.register(c)
+	fs.DurationVar(&f.StallAfter, "stall-after", trace.DefaultStallAfter, "tell a watch silent for this `duration` (no byte) in the trace and the progress line, with a verdict: quiet, overdue (a bookmark should have come) or dead (past its timeoutSeconds); 0 turns it off")
+	f.Diff.register(c)
 }
 
-func (f *traceFlags) check(c *command) error {
+// Check refuses trace flags that do not go together.
+func (f *TraceFlags) Check(c *Command) error {
 	switch f.format {
 	case "text", "json":
 	default:
-		return usagef(c.name, "--trace-format %q: want text or json", f.format)
+		return Usagef(c.Name, "--trace-format %q: want text or json", f.format)
 	}
-	if c.set("trace-format") && !f.on && f.file == "" {
-		return usagef(c.name, "--trace-format applies to --trace or --trace-file")
+	if c.Set("trace-format") && !f.on && f.file == "" {
+		return Usagef(c.Name, "--trace-format applies to --trace or --trace-file")
 	}
-	f.widthGiven = c.set("trace-width")
+	f.widthGiven = c.Set("trace-width")
 	if f.widthGiven && !f.on && f.file == "" {
-		return usagef(c.name, "--trace-width applies to --trace or --trace-file")
+		return Usagef(c.Name, "--trace-width applies to --trace or --trace-file")
 	}
 	if f.width < 0 || f.width > 0 && f.width < minTraceWidth {
-		return usagef(c.name, "--trace-width %d: want 0 (never wrap) or at least %d columns", f.width, minTraceWidth)
+		return Usagef(c.Name, "--trace-width %d: want 0 (never wrap) or at least %d columns", f.width, minTraceWidth)
 	}
 	if f.file != "" && f.file == f.html {
-		return usagef(c.name, "--trace-file and --trace-html name the same file")
+		return Usagef(c.Name, "--trace-file and --trace-html name the same file")
 	}
-	if f.stallAfter < 0 {
-		return usagef(c.name, "--stall-after %s: want a duration of 0 (off) or more", f.stallAfter)
+	if f.StallAfter < 0 {
+		return Usagef(c.Name, "--stall-after %s: want a duration of 0 (off) or more", f.StallAfter)
 	}
-	f.run.Command = commandLine(c)
+	f.Run.Command = commandLine(c)
 	return nil
 }
 
-func (f *traceFlags) enabled() bool { return f.on || f.file != "" || f.html != "" }
+// Enabled reports whether any trace is asked for.
+func (f *TraceFlags) Enabled() bool { return f.on || f.file != "" || f.html != "" }
 
-// tellsOnStderr reports whether the trace is written on stderr, where it
+// TellsOnStderr reports whether the trace is written on stderr, where it
 // tells each of the reflector's failures (a backoff, a fallback list) with
 // its error: it owns those warnings then, and the session does not print
 // them a second time.
-func (f *traceFlags) tellsOnStderr() bool { return f.on && f.file == "" }
+func (f *TraceFlags) TellsOnStderr() bool { return f.on && f.file == "" }
 
-// openTrace builds the session's tracer from f, or returns nil when no trace
+// Open builds the session's tracer from f, or returns nil when no trace
 // is asked for. Files are created now, so that a bad path fails before the
 // watch begins. The returned close tells the end of the trace, writes the
 // HTML page and closes the files; it must be called once the session is over.
-func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error, error) {
-	if !f.enabled() {
+func (f *TraceFlags) Open(e Env, log *Logger) (*trace.Tracer, func() error, error) {
+	if !f.Enabled() {
 		return nil, func() error { return nil }, nil
 	}
 	var sinks []trace.Sink
@@ -133,19 +135,19 @@ func (f *traceFlags) openTrace(e Env, log *logger) (*trace.Tracer, func() error,
 		if err != nil {
 			return nil, nil, err
 		}
-		run := f.run
+		run := f.Run
 		run.Date = e.Now()
 		sinks = append(sinks, trace.HTMLRun(fl, run))
 	}
 	clock := e.Now
-	if f.clock != nil {
-		clock = f.clock
+	if f.Clock != nil {
+		clock = f.Clock
 	}
-	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Proxy: f.proxy, StallAfter: f.stallAfter, StallClock: f.stallClock, Diff: f.diff.mode})
+	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Proxy: f.Proxy, StallAfter: f.StallAfter, StallClock: f.StallClock, Diff: f.Diff.Mode})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
 }
 
-func (f *traceFlags) sink(w interface{ Write([]byte) (int, error) }, color bool, width int) trace.Sink {
+func (f *TraceFlags) sink(w interface{ Write([]byte) (int, error) }, color bool, width int) trace.Sink {
 	if f.format == "json" {
 		return trace.JSON(w)
 	}
@@ -160,7 +162,7 @@ const minTraceWidth = 40
 // else the terminal's, else $COLUMNS (for a pipe or a test that wants the
 // lines to fit), else none: a trace read by a program or kept in a file
 // keeps one line per thing told.
-func (f *traceFlags) stderrWidth(e Env) int {
+func (f *TraceFlags) stderrWidth(e Env) int {
 	if f.widthGiven {
 		return f.width
 	}
@@ -179,7 +181,7 @@ func (f *traceFlags) stderrWidth(e Env) int {
 
 // traceMode is --trace: a switch (--trace, --trace=false) that also takes
 // "full" (--trace=full), every explanation told every time.
-type traceMode struct{ f *traceFlags }
+type traceMode struct{ f *TraceFlags }
 
 func (m traceMode) IsBoolFlag() bool { return true }
 
@@ -208,9 +210,9 @@ func (m traceMode) Set(v string) error {
 
 // logWriter sends the trace on stderr through the logger, so that it never
 // runs into the progress line or a log line.
-type logWriter struct{ log *logger }
+type logWriter struct{ log *Logger }
 
 func (w logWriter) Write(p []byte) (int, error) {
-	w.log.printf("%s", strings.TrimSuffix(string(p), "\n"))
+	w.log.Printf("%s", strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
 }

@@ -1,4 +1,4 @@
-package cli
+package base
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 
 // Verbosity levels of the -v HTTP log, as kubectl's.
 const (
-	verboseRequests = 6 // method, URL, status, latency
+	VerboseRequests = 6 // method, URL, status, latency
 	verboseHeaders  = 7 // request and response headers, credentials masked
 	verboseBodies   = 8 // bodies, cut short
 	verboseCurl     = 9 // a curl command line per request, and longer bodies
@@ -33,16 +33,16 @@ const (
 )
 
 // bodyLimit is how much of a body log shows.
-func bodyLimit(log *logger) int {
+func bodyLimit(log *Logger) int {
 	if log.V(verboseCurl) {
 		return longBodyLogLimit
 	}
 	return bodyLogLimit
 }
 
-// httpLogLayer returns the -v RoundTripper, or nil below level 6.
-func httpLogLayer(log *logger) layer {
-	if !log.V(verboseRequests) {
+// HTTPLogLayer returns the -v RoundTripper, or nil below level 6.
+func HTTPLogLayer(log *Logger) Layer {
+	if !log.V(VerboseRequests) {
 		return nil
 	}
 	return func(next http.RoundTripper) http.RoundTripper { return &httpLogTransport{next: next, log: log} }
@@ -54,16 +54,16 @@ func httpLogLayer(log *logger) layer {
 // trace does.
 type httpLogTransport struct {
 	next http.RoundTripper
-	log  *logger
+	log  *Logger
 }
 
 func (t *httpLogTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	where := req.Method + " " + req.URL.Redacted()
 	if t.log.V(verboseCurl) {
-		t.log.printf("%s", curlCommand(req))
+		t.log.Printf("%s", curlCommand(req))
 	}
 	if t.log.V(verboseHeaders) {
-		t.log.printf("%s\nRequest Headers:%s", where, formatHeaders(req.Header))
+		t.log.Printf("%s\nRequest Headers:%s", where, formatHeaders(req.Header))
 	}
 	if t.log.V(verboseBodies) {
 		t.logRequestBody(req)
@@ -72,12 +72,12 @@ func (t *httpLogTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	resp, err := t.next.RoundTrip(req)
 	elapsed := time.Since(start).Round(time.Millisecond)
 	if err != nil {
-		t.log.printf("%s failed after %s: %v", where, elapsed, err)
+		t.log.Printf("%s failed after %s: %v", where, elapsed, err)
 		return nil, err
 	}
-	t.log.printf("%s %s in %d milliseconds", where, resp.Status, elapsed.Milliseconds())
+	t.log.Printf("%s %s in %d milliseconds", where, resp.Status, elapsed.Milliseconds())
 	if t.log.V(verboseHeaders) {
-		t.log.printf("Response Headers:%s", formatHeaders(resp.Header))
+		t.log.Printf("Response Headers:%s", formatHeaders(resp.Header))
 	}
 	if t.log.V(verboseBodies) && resp.Body != nil {
 		resp.Body = &loggedBody{body: resp.Body, log: t.log, where: where, limit: bodyLimit(t.log),
@@ -98,10 +98,10 @@ func (t *httpLogTransport) logRequestBody(req *http.Request) {
 	limit := bodyLimit(t.log)
 	data, _ := io.ReadAll(io.LimitReader(b, int64(limit)+1))
 	if ct := protobufType(req.Header); ct != "" {
-		t.log.printf("Request Body%s", protobufBody(data, limit, ct, len(data) <= limit))
+		t.log.Printf("Request Body%s", protobufBody(data, limit, ct, len(data) <= limit))
 		return
 	}
-	t.log.printf("Request Body: %s", cutBody(data, limit))
+	t.log.Printf("Request Body: %s", cutBody(data, limit))
 }
 
 // curlCommand is req as a curl command line that sends the same request,
@@ -220,7 +220,7 @@ func quote(data []byte) string {
 // or what there was when the body ended first. It never reads ahead.
 type loggedBody struct {
 	body  io.ReadCloser
-	log   *logger
+	log   *Logger
 	where string
 	limit int
 	// contentType is the body's when it is protobuf: shown as a hex dump.
@@ -264,7 +264,7 @@ func (b *loggedBody) flushLocked(err error) {
 		msg += " (then: " + err.Error() + ")"
 	}
 	b.buf = bytes.Buffer{}
-	b.log.printf("%s", msg)
+	b.log.Printf("%s", msg)
 }
 
 // describeCBOR says what a CBOR body begins with: the apiserver's items

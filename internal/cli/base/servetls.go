@@ -1,4 +1,4 @@
-package cli
+package base
 
 import (
 	"crypto/ecdsa"

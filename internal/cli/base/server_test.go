@@ -1,4 +1,4 @@
-package cli
+package base
 
 import (
 	"context"
@@ -18,19 +18,19 @@ import (
 // plain-text body a Kubernetes client cannot read.
 func TestShuttingDownAnswersStatus(t *testing.T) {
 	served := 0
-	fs, err := startFixtureServer("127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	fs, err := StartServer("127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		served++
 	}), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer fs.close()
+	defer fs.Close()
 	fs.refuse() // what close does first, before it closes the connections
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	get := func(path, accept string) (*http.Response, []byte) {
 		t.Helper()
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, fs.url()+path, nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, fs.URL()+path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
