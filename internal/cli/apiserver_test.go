@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/internal/cli/clitest"
+	"github.com/podwatch/podwatch/internal/cli/replay"
 )
 
 // The scripted cluster: pods derived from ../../testdata/pod.json, a real pod.
@@ -251,7 +252,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		if ns != "" && p.namespace != ns {
 			return false
 		}
-		node := nodeFromSelector(q.Get("fieldSelector"))
+		node := replay.NodeFromSelector(q.Get("fieldSelector"))
 		return node == "" || p.node == node
 	}
 	if q.Get("watch") == "true" {

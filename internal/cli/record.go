@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/session"
 	"github.com/podwatch/podwatch/internal/fixture"
 )
 
@@ -30,8 +31,8 @@ Replay the result with 'podwatch watch --replay DIR' or 'podwatch serve DIR'.
 
 func recordCmd(ctx context.Context, e base.Env, args []string) error {
 	c := base.NewCommand("record", recordUsage)
-	var f watchFlags
-	f.register(c, false)
+	var f session.Flags
+	f.Register(c, false)
 	var out string
 	c.Flags.StringVar(&out, "out", "", "the fixture `folder` to write (created if missing)")
 	if err := c.ParseNoArgs(e.Stdout, args); err != nil {
@@ -40,18 +41,18 @@ func recordCmd(ctx context.Context, e base.Env, args []string) error {
 	if out == "" {
 		return base.Usagef(c.Name, "--out is required")
 	}
-	if err := f.check(c); err != nil {
+	if err := f.Check(c); err != nil {
 		return err
 	}
 	// Refused now, not after a long run whose recording could not be kept.
 	if err := fixture.CheckSavable(out); err != nil {
 		return fmt.Errorf("record: --out %s: %w", out, err)
 	}
-	cfg, err := f.conn.RESTConfig(c.Name, e)
+	cfg, err := f.Conn.RESTConfig(c.Name, e)
 	if err != nil {
 		return err
 	}
-	p, err := f.planWatch(e)
+	p, err := f.Plan(e)
 	if err != nil {
 		return err
 	}
@@ -60,7 +61,7 @@ func recordCmd(ctx context.Context, e base.Env, args []string) error {
 		rec = fixture.NewRecorder(next)
 		return rec
 	}
-	runErr := runSession(ctx, e, &f, p, cfg, sessionExtras{layers: []base.Layer{record}})
+	runErr := session.Run(ctx, e, &f, p, cfg, session.Extras{Layers: []base.Layer{record}})
 	if rec == nil {
 		return runErr // the client was never built
 	}
@@ -69,7 +70,7 @@ func recordCmd(ctx context.Context, e base.Env, args []string) error {
 	if len(r.Exchanges) == 0 {
 		return errors.Join(runErr, fmt.Errorf("record: nothing to save to %s: no request got an answer", out))
 	}
-	r.Comment = "recorded by podwatch record: " + p.describe()
+	r.Comment = "recorded by podwatch record: " + p.Describe()
 	if err := r.Save(out); err != nil {
 		return errors.Join(runErr, fmt.Errorf("record: %w", err))
 	}

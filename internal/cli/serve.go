@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/replay"
 	"github.com/podwatch/podwatch/internal/fixture"
 )
 
@@ -52,8 +53,8 @@ func serveCmd(ctx context.Context, e base.Env, args []string) error {
 	addr := c.Flags.String("addr", "127.0.0.1:0", "the `address` to listen on (port 0: any free port)")
 	speed := c.Flags.Float64("speed", 1, "scale the recorded timing (2 twice as fast, 0 no waiting)")
 	verbosity := c.Flags.Int("v", 0, "log `level`: 6 each request and its status")
-	var rf replayFaults
-	rf.register(c.Flags, "")
+	var rf replay.Faults
+	rf.Register(c.Flags, "")
 	caOut := c.Flags.String("ca-out", "", "with --http2: write the serving certificate (the CA to trust) to this `file`")
 	simulate := c.Flags.Bool("simulate", false, "serve the model apiserver's churning pods instead of a fixture")
 	seed := c.Flags.Uint64("seed", 1, "with --simulate: the `seed` of the simulated history")
@@ -65,11 +66,11 @@ func serveCmd(ctx context.Context, e base.Env, args []string) error {
 		if len(pos) > 0 {
 			return base.Usagef(c.Name, "--simulate takes no fixture, got %q", pos[0])
 		}
-		faults, err := rf.planFaults(c.Name)
+		faults, err := rf.Plan(c.Name)
 		if err != nil {
 			return err
 		}
-		return simulateCluster(ctx, *addr, *seed, faults, rf.http2, *caOut, base.NewLogger(e.Stderr, *verbosity))
+		return simulateCluster(ctx, *addr, *seed, faults, rf.HTTP2, *caOut, base.NewLogger(e.Stderr, *verbosity))
 	}
 	switch {
 	case len(pos) == 0:
@@ -83,17 +84,17 @@ func serveCmd(ctx context.Context, e base.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	faults, err := rf.planFaults(c.Name)
+	faults, err := rf.Plan(c.Name)
 	if err != nil {
 		return err
 	}
 	log := base.NewLogger(e.Stderr, *verbosity)
-	srv := fixture.NewServerWithOptions(rec, fixture.Options{Speed: *speed, Faults: faults, Log: replayLog(log)})
+	srv := fixture.NewServerWithOptions(rec, fixture.Options{Speed: *speed, Faults: faults, Log: replay.Log(log)})
 	var h http.Handler = srv
 	if log.V(base.VerboseRequests) {
 		h = base.LogRequests(log, h)
 	}
-	fs, err := base.StartServer(*addr, h, rf.http2)
+	fs, err := base.StartServer(*addr, h, rf.HTTP2)
 	if err != nil {
 		return err
 	}
@@ -137,21 +138,21 @@ func writeCA(path string, pemData []byte, log *base.Logger) error {
 // recordedFlags says which watch flags the recorded client ran with, so a
 // client pointed at the replay can ask what was recorded.
 func recordedFlags(rec *fixture.Recording) string {
-	first, list := firstPodsRequests(rec)
+	first, list := replay.FirstPodsRequests(rec)
 	if first == nil {
 		return "no pods requests"
 	}
 	var flags []string
-	switch node := nodeFromSelector(first.Query.Get("fieldSelector")); {
+	switch node := replay.NodeFromSelector(first.Query.Get("fieldSelector")); {
 	case node != "":
 		flags = append(flags, "--node "+node)
 	case first.Query.Get("fieldSelector") == "":
 		flags = append(flags, "--all-nodes")
 	}
-	if sel := first.Query.Get("fieldSelector"); sel != "" && nodeFromSelector(sel) == "" {
+	if sel := first.Query.Get("fieldSelector"); sel != "" && replay.NodeFromSelector(sel) == "" {
 		flags = append(flags, "--field-selector "+sel)
 	}
-	if ns := namespaceOf(first.Path); ns != "" {
+	if ns := replay.NamespaceOf(first.Path); ns != "" {
 		flags = append(flags, "--namespace "+ns)
 	}
 	if sel := first.Query.Get("labelSelector"); sel != "" {

@@ -2,24 +2,15 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net/http"
 
-	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/cli/base"
-	"github.com/podwatch/podwatch/internal/podconfig/source"
-	"github.com/podwatch/podwatch/internal/trace"
-	"github.com/podwatch/podwatch/rest"
-	"github.com/podwatch/podwatch/rest/api"
-	"github.com/podwatch/podwatch/rest/meta"
-	"github.com/podwatch/podwatch/watch"
+	"github.com/podwatch/podwatch/internal/cli/session"
 )
 
 func watchCmd(ctx context.Context, e base.Env, args []string) error {
 	c := base.NewCommand("watch", watchUsage)
-	var f watchFlags
-	f.register(c, true)
+	var f session.Flags
+	f.Register(c, true)
 	pos, err := c.Parse(e.Stdout, args)
 	if err != nil {
 		return err
@@ -27,137 +18,45 @@ func watchCmd(ctx context.Context, e base.Env, args []string) error {
 	if len(pos) > 0 {
 		return base.Usagef(c.Name, "unexpected argument %q", pos[0])
 	}
-	if err := f.check(c); err != nil {
+	if err := f.Check(c); err != nil {
 		return err
 	}
-	if f.replay != "" {
+	if f.Replay != "" {
 		return replayWatch(ctx, e, c, &f)
 	}
-	cfg, err := f.conn.RESTConfig(c.Name, e)
+	cfg, err := f.Conn.RESTConfig(c.Name, e)
 	if err != nil {
 		return err
 	}
-	p, err := f.planWatch(e)
+	p, err := f.Plan(e)
 	if err != nil {
 		return err
 	}
-	return runSession(ctx, e, &f, p, cfg, sessionExtras{})
+	return session.Run(ctx, e, &f, p, cfg, session.Extras{})
 }
 
-// sessionExtras are what replay and record add to a watch.
-type sessionExtras struct {
-	// layers go beneath the trace, first closest to the network.
-	layers []base.Layer
-	// monitor, played and misses are the replay's.
-	monitor *replayMonitor
-	played  <-chan struct{}
-	misses  func() []string
-	// ledger tells the trace's gap audit what a replay's recording knows.
-	ledger trace.Ledger
-	// clock is the replay's (nil: the wall clock): the reflector's waits
-	// and the trace's timestamps run on it, as the client's (cfg.Clock).
-	clock rest.Clock
-}
+const watchUsage = `Usage: podwatch watch [flags]
 
-// runSession builds the client and the session for p and runs it.
-func runSession(ctx context.Context, e base.Env, f *watchFlags, p watchPlan, cfg rest.Config, x sessionExtras) (err error) {
-	cfg.ContentType = f.restContentType()
-	log := base.NewLogger(e.Stderr, f.verbosity)
-	if x.clock != nil {
-		f.trace.Clock = x.clock.Now // the trace's timestamps: the replay's time
-		// Its stall check too, so that at speed 0 a silence is judged when
-		// the replay's time passes, not the wall clock's.
-		f.trace.StallClock, _ = x.clock.(rest.TimerClock)
-	}
-	tr, closeTrace, err := f.trace.Open(e, log)
-	if err != nil {
-		return err
-	}
-	tr.SetLedger(x.ledger)
-	// Told after every goroutine of the session has returned: the trace is
-	// complete then.
-	defer func() { err = errors.Join(err, closeTrace()) }()
-	var prog *progress
-	// A text trace on the terminal tells all the line would, line by line;
-	// the two drawn on one screen would overwrite each other.
-	if e.StderrIsTerminal() && !f.trace.TellsOnStderr() {
-		prog = newProgress(log, f.trace.StallAfter)
-	}
-	// The trace goes right beneath the credentials, so it sees requests as
-	// they are sent; the layers added next go beneath it.
-	in := trace.NewInstrument[*api.Pod](tr)
-	in.Configure(&cfg)
-	layers := append([]base.Layer{}, x.layers...)
-	if x.monitor != nil {
-		layers = append(layers, x.monitor.layer())
-	}
-	layers = append(layers, prog.layer(), base.HTTPLogLayer(log))
-	addLayers(&cfg, layers...)
-	client, err := rest.NewClient(cfg)
-	if err != nil {
-		return err
-	}
-	if tr != nil {
-		tr.Begin(client.Host().Redacted(), p.describe())
-	}
-	s := &session{
-		env: e, flags: f, plan: p, log: log, prog: prog, monitor: x.monitor, trace: in, clock: x.clock,
-		out: newPrinter(e.Stdout, f.output), closing: &closingSteps{Instrument: in},
-	}
-	if prog != nil {
-		s.out = newPrinter(log.Stdout(e.Stdout), f.output) // stdout may share the progress line's terminal
-	}
-	if f.output == "json" {
-		s.out.diffs = newPrintDiffs(f.trace.Diff.Mode)
-	}
-	s.lw = &cache.ListWatch[*api.Pod]{
-		Client: client, Resource: "pods", Namespace: p.namespace,
-		FieldSelector: p.fieldSelector, LabelSelector: p.labelSelector,
-		Decode: func(data []byte) (*api.Pod, error) {
-			prog.item()
-			x.monitor.decoded()
-			return api.DecodePod(data)
-		},
-		DecodeProtobuf: func(tm meta.TypeMeta, data []byte) (*api.Pod, error) {
-			prog.item()
-			x.monitor.decoded()
-			return api.DecodePodProtobuf(tm, data)
-		},
-		Decoder: watch.DecoderOptions{KeepRaw: f.events},
-	}
-	if !f.events {
-		s.api = source.NewAPIFrom(s.lw, source.APIOptions{Reflector: s.reflectorOptions(), Instrument: s.closing})
-	}
-	if log.V(2) {
-		log.Printf("podwatch: watching pods on %s: %s", client.Host().Redacted(), p.describe())
-	}
-	s.played = x.played
-	err = s.run(ctx)
-	if x.misses != nil && log.V(2) {
-		for _, m := range x.misses() {
-			log.Printf("podwatch: replay: no recorded exchange for %s", m)
-		}
-	}
-	if err != nil && x.monitor != nil {
-		return fmt.Errorf("replay: %w", err)
-	}
-	return err
-}
+Runs the kubelet's pod config: the pods bound to a node, listed and watched from
+the apiserver (plus static pods from --manifests and --manifest-url), and prints
+every update on stdout. Ctrl-C stops it (exit 0).
 
-// addLayers puts inner (first = closest to the network) beneath whatever
-// cfg.WrapTransport already adds (the kubeconfig's credentials), so that the
-// trace and the recorder see requests as they are finally sent.
-func addLayers(cfg *rest.Config, inner ...base.Layer) {
-	outer := cfg.WrapTransport
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		for _, l := range inner {
-			if l != nil {
-				rt = l(rt)
-			}
-		}
-		if outer != nil {
-			rt = outer(rt)
-		}
-		return rt
-	}
-}
+  -o json prints one update per line, a stable schema:
+    {"op":"SET|ADD|UPDATE|REMOVE|DELETE|RECONCILE","source":"api|file|http","pods":[...]}
+  --events prints the raw watch events instead (-o json: byte for byte).
+  --replay FIXTURE serves a recorded fixture inside the process, watches it,
+    and exits once every recorded exchange has been played.
+  --trace narrates the protocol on stderr (--trace-file F to a file): every
+    request with each query parameter explained, the response, each body read,
+    HTTP/2 frames (over TLS), each event as it is applied, the reflector's
+    decisions and their reasons, and each push with what changed.
+    --trace-format json gives one object per line, for tools (docs/TRACE.md):
+    {"at_ms":N,"kind":K,"req":N,K:{...}} with K one of start, decision,
+    request, response, conn, frame, read, event, body-end, push, stall,
+    missed, stop.
+    --trace-html F writes one self-contained page with a timeline of the run.
+  --diff tells, with a trace or -o json, what each MODIFIED event changed
+    against the pod's previous version, as JSON patch operations, without
+    metadata.managedFields and metadata.resourceVersion (--diff=all: with
+    them); -o json's UPDATE, DELETE and RECONCILE lines gain "diff":{POD:[...]}.
+`

@@ -1,54 +1,15 @@
-package cli
+package session
 
 import (
-	"crypto/tls"
-	"crypto/x509"
-	"fmt"
-	"io/fs"
-	"net"
-	"net/http"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/cli/clitest"
-	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/watch"
 )
-
-func TestSelectors(t *testing.T) {
-	tests := []struct {
-		node, extra string
-		want        string
-	}{
-		{"node-1", "", "spec.nodeName=node-1"},
-		{"node-1", "status.phase!=Failed", "spec.nodeName=node-1,status.phase!=Failed"},
-		{"", "status.phase!=Failed", "status.phase!=Failed"},
-		{"", "", ""},
-		{`odd,na=me\`, "", `spec.nodeName=odd\,na\=me\\`},
-	}
-	for _, tt := range tests {
-		got := selectorFor(tt.node, tt.extra)
-		if got != tt.want {
-			t.Errorf("selectorFor(%q, %q): got %q, want %q", tt.node, tt.extra, got, tt.want)
-		}
-		if back := nodeFromSelector(got); back != tt.node {
-			t.Errorf("nodeFromSelector(%q): got %q, want %q", got, back, tt.node)
-		}
-	}
-	for path, want := range map[string]string{
-		"/api/v1/pods":                     "",
-		"/api/v1/namespaces/jobs/pods":     "jobs",
-		"/prefix/api/v1/namespaces/a/pods": "a",
-	} {
-		if got := namespaceOf(path); got != want {
-			t.Errorf("namespaceOf(%q): got %q, want %q", path, got, want)
-		}
-	}
-}
 
 // TestProgress drives the progress tracker with a fake clock: a line from
 // the first moment, pages, items and bytes while a list runs, a summary once
@@ -117,36 +78,5 @@ func TestProgress(t *testing.T) {
 	p.step(cache.Step{Kind: cache.StepWatchEnded, ResourceVersion: "11"})
 	if s, want := p.line(), "podwatch: the server ended the watch; watching again from rv 11"; s != want {
 		t.Fatalf("after the watch ended: got %q, want %q", s, want)
-	}
-}
-
-// TestGiveUp pins which failures before the first sync end the command:
-// only what no retry can cure without a configuration change (a
-// certificate that fails verification, a missing file); every answer of a
-// server and every network failure is retried, as a kubelet does.
-func TestGiveUp(t *testing.T) {
-	giveUp := (&session{flags: &watchFlags{}}).reflectorOptions().GiveUp
-	for _, code := range []int{400, 401, 403, 404, 408, 410, 429, 500, 502, 503} {
-		err := rest.NewStatusError("GET x", code, nil, nil)
-		if giveUp(&cache.PhaseError{Phase: cache.PhaseList, Name: "pods", Err: err}) {
-			t.Errorf("giveUp(%d) = true, want a retry", code)
-		}
-	}
-	for _, err := range []error{http.ErrServerClosed, &watch.FrameTooLargeError{Limit: 16 << 20}, &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}} {
-		if giveUp(err) {
-			t.Errorf("giveUp(%v) = true, want a retry", err)
-		}
-	}
-	for _, err := range []error{
-		fmt.Errorf("GET x: %w", &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}),
-		fmt.Errorf("GET x: %w", x509.HostnameError{Certificate: &x509.Certificate{}, Host: "h"}),
-		fmt.Errorf("GET x: bearer token file: %w", &fs.PathError{Op: "stat", Path: "/t", Err: fs.ErrNotExist}),
-	} {
-		if !giveUp(err) {
-			t.Errorf("giveUp(%v) = false, want the command to end", err)
-		}
-		if re := withRemedy(err); !strings.Contains(re.Error(), err.Error()+"; ") {
-			t.Errorf("withRemedy(%v) = %q, want the failure then what to fix", err, re)
-		}
 	}
 }

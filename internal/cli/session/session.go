@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/replay"
 	"github.com/podwatch/podwatch/internal/podconfig"
 	"github.com/podwatch/podwatch/internal/podconfig/source"
 	"github.com/podwatch/podwatch/internal/trace"
@@ -28,13 +29,13 @@ import (
 // drains what the pod config published.
 type session struct {
 	env     base.Env
-	flags   *watchFlags
-	plan    watchPlan
+	flags   *Flags
+	plan    Plan
 	log     *base.Logger
 	out     *printer
 	lw      *cache.ListWatch[*api.Pod]
 	prog    *progress       // nil unless stderr is a terminal
-	monitor *replayMonitor  // nil unless replaying
+	monitor *replay.Monitor // nil unless replaying
 	played  <-chan struct{} // the fixture server's Done, with monitor
 	clock   rest.Clock      // the replay's, with monitor; nil: the wall clock
 	trace   trace.Instrument[*api.Pod]
@@ -111,7 +112,7 @@ func (s *session) run(ctx context.Context) error {
 func (s *session) awaitReplay(ctx context.Context) {
 	select {
 	case <-s.played:
-		s.monitor.setPlayed()
+		s.monitor.SetPlayed()
 	case <-ctx.Done():
 		return
 	}
@@ -125,9 +126,9 @@ func (s *session) awaitReplay(ctx context.Context) {
 func (s *session) reflectorOptions() cache.ReflectorOptions {
 	opts := cache.ReflectorOptions{
 		Name:             "pods",
-		WatchList:        s.plan.watchList,
+		WatchList:        s.plan.WatchList,
 		WatchListTimeout: s.flags.watchListTimeout,
-		PageSize:         s.plan.chunkSize,
+		PageSize:         s.plan.ChunkSize,
 		Observe:          s.observe,
 		GiveUp:           rest.NeedsConfigChange,
 		Clock:            s.clock,
@@ -154,7 +155,7 @@ func (s *session) runEvents(srcCtx context.Context) {
 	if s.out.diffs != nil {
 		lw = diffedLister{inner: lw, diffs: s.out.diffs}
 	}
-	tee := &eventTee{inner: lw, print: emit, limit: s.plan.maxEvents}
+	tee := &eventTee{inner: lw, print: emit, limit: s.plan.MaxEvents}
 	store := s.trace.WrapStore(cache.NewStore(cache.MetaNamespaceKey[*api.Pod]))
 	opts := s.reflectorOptions()
 	opts.Observe = func(st cache.Step) {
@@ -186,11 +187,11 @@ func (s *session) runUpdates(ctx, srcCtx context.Context) {
 			s.fail(withRemedy(err))
 		}
 	})
-	if s.flags.manifests != "" {
-		start(podconfig.SourceFile, source.NewFile(s.flags.manifests, s.plan.node, source.FileOptions{Report: s.report}).Run)
+	if s.flags.Manifests != "" {
+		start(podconfig.SourceFile, source.NewFile(s.flags.Manifests, s.plan.Node, source.FileOptions{Report: s.report}).Run)
 	}
-	if s.flags.manifestURL != "" {
-		start(podconfig.SourceHTTP, source.NewHTTP(s.flags.manifestURL, s.plan.node, source.HTTPOptions{Report: s.report}).Run)
+	if s.flags.ManifestURL != "" {
+		start(podconfig.SourceHTTP, source.NewHTTP(s.flags.ManifestURL, s.plan.Node, source.HTTPOptions{Report: s.report}).Run)
 	}
 
 	drain := make(chan struct{})
@@ -280,7 +281,7 @@ func (s *session) observe(st cache.Step) {
 	if s.log.V(2) && (st.Kind != cache.StepResourceVersion || s.log.V(3)) {
 		s.log.Printf("reflector: %s", describeStep(st))
 	}
-	finished := s.monitor.step(st)
+	finished := s.monitor.Step(st)
 	if finished {
 		s.stop()
 	}
@@ -289,7 +290,7 @@ func (s *session) observe(st cache.Step) {
 		if !isChange(st.Event) {
 			return
 		}
-		if n := s.events.Add(1); s.plan.maxEvents > 0 && n >= int64(s.plan.maxEvents) {
+		if n := s.events.Add(1); s.plan.MaxEvents > 0 && n >= int64(s.plan.MaxEvents) {
 			// This event's update has been sent to the pod config already:
 			// the push happens inside the store, before the step is observed.
 			// The stop takes effect before the reflector's next event.
@@ -297,13 +298,13 @@ func (s *session) observe(st cache.Step) {
 			s.stop()
 		}
 	case cache.StepBackoff:
-		if !finished && !s.limited.Load() && !s.flags.trace.TellsOnStderr() {
+		if !finished && !s.limited.Load() && !s.flags.Trace.TellsOnStderr() {
 			s.log.Printf("podwatch: warning: %s; retrying in %s", base.OneLine(st.Err.Error()), st.Wait.Round(1e6))
 		}
 	case cache.StepFallbackList:
 		// A server without watch lists is no news; any other fallback is a
 		// failure the user should hear of, although the list may well cure it.
-		if st.Fallback != cache.FallbackUnsupported && !finished && !s.limited.Load() && !s.flags.trace.TellsOnStderr() {
+		if st.Fallback != cache.FallbackUnsupported && !finished && !s.limited.Load() && !s.flags.Trace.TellsOnStderr() {
 			s.log.Printf("podwatch: warning: %s; listing instead", base.OneLine(st.Err.Error()))
 		}
 	}

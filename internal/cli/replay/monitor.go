@@ -1,4 +1,4 @@
-package cli
+package replay
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // server writes for it can be matched with the bytes the client reads.
 const exchangeHeader = "Podwatch-Replay-Exchange"
 
-// replayMonitor tells when a replay is over: every recorded exchange has been
+// Monitor tells when a replay is over: every recorded exchange has been
 // played (the fixture server's Done) and the client has taken in all it was
 // sent. The second half is what makes the output complete. It holds once no
 // request waits for its headers, every open body has been read up to what the
@@ -31,13 +31,13 @@ const exchangeHeader = "Podwatch-Replay-Exchange"
 //     list waits for the reflector's next step.
 //
 // A body the client closed early (a decoding failure) no longer counts: what
-// it did not read is lost to the client anyway. A nil *replayMonitor never
+// it did not read is lost to the client anyway. A nil *Monitor never
 // finishes.
 //
-// It also tells the fixture server when the client has settled (settle), so
+// It also tells the fixture server when the client has settled (Settle), so
 // that an injected pause at --speed 0 can move the replay's clock without
 // racing the client.
-type replayMonitor struct {
+type Monitor struct {
 	mu       sync.Mutex
 	played   bool
 	next     int
@@ -49,7 +49,7 @@ type replayMonitor struct {
 	// note its resourceVersion, the last of its steps for it.
 	finishing bool
 	// changed is closed, and cleared, when the state changes; made by a
-	// settle that waits for a change.
+	// Settle that waits for a change.
 	changed chan struct{}
 }
 
@@ -64,22 +64,25 @@ type exchangeState struct {
 	decoded, applied int
 }
 
-func newReplayMonitor() *replayMonitor {
-	return &replayMonitor{live: map[string]*exchangeState{}, fin: make(chan struct{})}
+// NewMonitor is the monitor of a replay about to begin.
+func NewMonitor() *Monitor {
+	return &Monitor{live: map[string]*exchangeState{}, fin: make(chan struct{})}
 }
 
 // Finished is closed when the replay is over.
-func (m *replayMonitor) Finished() <-chan struct{} { return m.fin }
+func (m *Monitor) Finished() <-chan struct{} { return m.fin }
 
-func (m *replayMonitor) setPlayed() {
+// SetPlayed tells the monitor that every recorded exchange has been played
+// (the fixture server's Done).
+func (m *Monitor) SetPlayed() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.played = true
 	m.checkLocked(false)
 }
 
-// step is told of the reflector's steps; it reports whether the replay is over.
-func (m *replayMonitor) step(st cache.Step) bool {
+// Step is told of the reflector's steps; it reports whether the replay is over.
+func (m *Monitor) Step(st cache.Step) bool {
 	if m == nil {
 		return false
 	}
@@ -105,7 +108,7 @@ func (m *replayMonitor) step(st cache.Step) bool {
 
 // The reflector reads one body at a time: the events decoded and finished
 // are those of the one open watch.
-func (m *replayMonitor) watchLocked() *exchangeState {
+func (m *Monitor) watchLocked() *exchangeState {
 	for _, ex := range m.live {
 		if ex.watch && !ex.inflight {
 			return ex
@@ -114,9 +117,9 @@ func (m *replayMonitor) watchLocked() *exchangeState {
 	return nil
 }
 
-// decoded is told of each object the client decodes (a watch event's, or a
+// Decoded is told of each object the client decodes (a watch event's, or a
 // list item's, which does not count).
-func (m *replayMonitor) decoded() {
+func (m *Monitor) Decoded() {
 	if m == nil {
 		return
 	}
@@ -127,14 +130,14 @@ func (m *replayMonitor) decoded() {
 	}
 }
 
-func (m *replayMonitor) eventFinishedLocked() {
+func (m *Monitor) eventFinishedLocked() {
 	if ex := m.watchLocked(); ex != nil && ex.applied < ex.decoded {
 		ex.applied++
 		m.notifyLocked()
 	}
 }
 
-// settle waits until the client has settled: it has taken in all the
+// Settle waits until the client has settled: it has taken in all the
 // server wrote for r (and for any other open request) and acted on it, so
 // that nothing it does next depends on time moving. That holds once no
 // request waits for its headers, every open body has been read up to what
@@ -147,7 +150,7 @@ func (m *replayMonitor) eventFinishedLocked() {
 // moment they are told. It reports false when ctx ends first, or the client has left r,
 // or the replay is over (the client is about to leave: a pause after the
 // newest recorded state would only race its stop).
-func (m *replayMonitor) settle(ctx context.Context, r *http.Request) bool {
+func (m *Monitor) Settle(ctx context.Context, r *http.Request) bool {
 	id := r.Header.Get(exchangeHeader)
 	for {
 		m.mu.Lock()
@@ -171,7 +174,7 @@ func (m *replayMonitor) settle(ctx context.Context, r *http.Request) bool {
 	}
 }
 
-func (m *replayMonitor) settledLocked() bool {
+func (m *Monitor) settledLocked() bool {
 	for _, ex := range m.live {
 		if ex.inflight || ex.read != ex.written || !ex.inRead || ex.decoded != ex.applied {
 			return false
@@ -181,14 +184,14 @@ func (m *replayMonitor) settledLocked() bool {
 }
 
 // notifyLocked wakes whoever waits for a change.
-func (m *replayMonitor) notifyLocked() {
+func (m *Monitor) notifyLocked() {
 	if m.changed != nil {
 		close(m.changed)
 		m.changed = nil
 	}
 }
 
-func (m *replayMonitor) checkLocked(movedOn bool) {
+func (m *Monitor) checkLocked(movedOn bool) {
 	m.notifyLocked()
 	if m.finished || !m.played {
 		return
@@ -206,15 +209,15 @@ func (m *replayMonitor) checkLocked(movedOn bool) {
 	}
 }
 
-// handler counts what the fixture server writes for each tagged request.
-func (m *replayMonitor) handler(next http.Handler) http.Handler {
+// Handler counts what the fixture server writes for each tagged request.
+func (m *Monitor) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(exchangeHeader)
 		next.ServeHTTP(&countingWriter{ResponseWriter: w, count: func(n int) { m.wrote(id, n) }}, r)
 	})
 }
 
-func (m *replayMonitor) wrote(id string, n int) {
+func (m *Monitor) wrote(id string, n int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if ex, ok := m.live[id]; ok {
@@ -242,8 +245,8 @@ func (w *countingWriter) Flush() {
 
 func (w *countingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// layer tags the client's requests and follows their bodies.
-func (m *replayMonitor) layer() base.Layer {
+// Layer tags the client's requests and follows their bodies.
+func (m *Monitor) Layer() base.Layer {
 	return func(next http.RoundTripper) http.RoundTripper {
 		return base.RoundTripFunc(func(req *http.Request) (*http.Response, error) {
 			m.mu.Lock()
@@ -276,7 +279,7 @@ func (m *replayMonitor) layer() base.Layer {
 // when it ends.
 type monitoredBody struct {
 	body io.ReadCloser
-	m    *replayMonitor
+	m    *Monitor
 	id   string
 	ex   *exchangeState // guarded by m.mu
 }
