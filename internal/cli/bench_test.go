@@ -13,6 +13,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/benchserver"
 	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/benchcmd"
 	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/protowire"
@@ -59,7 +60,7 @@ func TestBenchSync(t *testing.T) {
 			mu.Unlock()
 			r := mustRun(t, "bench", "sync", "--server", hs.URL, "--node", "node-1", "--until-rv", "70", "--chunk-size", "7", wl,
 				"--content-type", ct.flag)
-			var got syncResult
+			var got benchcmd.SyncResult
 			benchLine(t, r.stdout, &got)
 			if got.Pushes != 51 || got.SyncS <= 0 || got.TotalS < got.SyncS || got.Mallocs == 0 {
 				t.Fatalf("%s %s: %+v, want 51 pushes (the initial state and 50 events) and sane times", ct.flag, wl, got)
@@ -126,7 +127,7 @@ func TestBenchDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := mustRun(t, "bench", "decode", "--stream", stream, "--repeat", "2")
-	var got decodeResult
+	var got benchcmd.DecodeResult
 	benchLine(t, r.stdout, &got)
 	if got.Events != 40 || got.EventsPerS <= 0 || got.AllocsPerEvent <= 0 || got.BytesPerEvent <= 0 {
 		t.Fatalf("decode: %+v, want 40 events and positive figures", got)
@@ -173,7 +174,7 @@ func testBenchDecodeBinary(t *testing.T, format string, frames []byte) {
 		t.Fatal(err)
 	}
 	r := mustRun(t, "bench", "decode", "--stream", stream, "--repeat", "2", "--content-type", format)
-	var got decodeResult
+	var got benchcmd.DecodeResult
 	benchLine(t, r.stdout, &got)
 	if got.Events != 30 || got.EventsPerS <= 0 || got.AllocsPerEvent <= 0 || got.BytesPerEvent <= 0 {
 		t.Fatalf("decode: %+v, want 30 events and positive figures", got)

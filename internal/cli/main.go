@@ -7,6 +7,15 @@ import (
 	"io"
 
 	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/benchcmd"
+	"github.com/podwatch/podwatch/internal/cli/checkcmd"
+	"github.com/podwatch/podwatch/internal/cli/diffcmd"
+	"github.com/podwatch/podwatch/internal/cli/probecmd"
+	"github.com/podwatch/podwatch/internal/cli/proxycmd"
+	"github.com/podwatch/podwatch/internal/cli/recordcmd"
+	"github.com/podwatch/podwatch/internal/cli/servecmd"
+	"github.com/podwatch/podwatch/internal/cli/versioncmd"
+	"github.com/podwatch/podwatch/internal/cli/watchcmd"
 )
 
 // Env is what the command takes from its process (base.Env, which the
@@ -74,23 +83,23 @@ func dispatch(ctx context.Context, e base.Env, args []string) error {
 	}
 	switch cmd, cmdArgs := args[0], args[1:]; cmd {
 	case "watch":
-		return watchCmd(ctx, e, cmdArgs)
+		return watchcmd.Run(ctx, e, cmdArgs)
 	case "record":
-		return recordCmd(ctx, e, cmdArgs)
+		return recordcmd.Run(ctx, e, cmdArgs)
 	case "serve":
-		return serveCmd(ctx, e, cmdArgs)
+		return servecmd.Run(ctx, e, cmdArgs)
 	case "version":
-		return versionCmd(e, cmdArgs)
+		return versioncmd.Run(ctx, e, cmdArgs)
 	case "bench":
-		return benchCmd(ctx, e, cmdArgs)
+		return benchcmd.Run(ctx, e, cmdArgs)
 	case "proxy":
-		return proxyCmd(ctx, e, cmdArgs)
+		return proxycmd.Run(ctx, e, cmdArgs)
 	case "check":
-		return checkCmd(ctx, e, cmdArgs)
+		return checkcmd.Run(ctx, e, cmdArgs)
 	case "diff":
-		return diffCmd(ctx, e, cmdArgs)
+		return diffcmd.Run(ctx, e, cmdArgs)
 	case "probe":
-		return probeCmd(ctx, e, cmdArgs)
+		return probecmd.Run(ctx, e, cmdArgs)
 	case "help", "-h", "-help", "--help":
 		if len(cmdArgs) > 0 && cmdArgs[0] != "help" {
 			return dispatch(ctx, e, []string{cmdArgs[0], "--help"})

@@ -23,7 +23,7 @@ func connWarnings(t *testing.T, args ...string) string {
 	}
 	var stderr bytes.Buffer
 	if _, err := f.RESTConfig("watch", Env{Stderr: &stderr}); err != nil {
-		t.Fatalf("restConfig %q: %v", args, err)
+		t.Fatalf("RESTConfig %q: %v", args, err)
 	}
 	return stderr.String()
 }

@@ -1,4 +1,4 @@
-package cli
+package benchcmd
 
 import (
 	"context"
@@ -38,7 +38,8 @@ tool (internal/benchserver/cmd/benchserver).
       bytes_per_event
 `
 
-func benchCmd(ctx context.Context, e base.Env, args []string) error {
+// Run runs podwatch bench with args, those after the command's name.
+func Run(ctx context.Context, e base.Env, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(e.Stderr, benchUsage)
 		return base.Usagef("bench", "no benchmark given")
@@ -72,7 +73,8 @@ func printJSON(w io.Writer, v any) error {
 	return err
 }
 
-type syncResult struct {
+// SyncResult is the line bench sync prints, in JSON.
+type SyncResult struct {
 	Pushes       int64   `json:"pushes"`
 	SyncS        float64 `json:"sync_s"`
 	TotalS       float64 `json:"total_s"`
@@ -153,7 +155,7 @@ func benchSync(ctx context.Context, e base.Env, args []string) error {
 		return fmt.Errorf("bench sync: stopped before resourceVersion %s (at %q)", *untilRV, pushes.lastRV())
 	}
 	mallocs, mb := memFigures()
-	return printJSON(e.Stdout, syncResult{Pushes: pushes.n.Load(), SyncS: time.Duration(pushes.synced.Load()).Seconds(),
+	return printJSON(e.Stdout, SyncResult{Pushes: pushes.n.Load(), SyncS: time.Duration(pushes.synced.Load()).Seconds(),
 		TotalS: total.Seconds(), Mallocs: mallocs, TotalAllocMB: mb})
 }
 

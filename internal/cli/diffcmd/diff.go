@@ -1,4 +1,4 @@
-package cli
+package diffcmd
 
 import (
 	"context"
@@ -40,7 +40,8 @@ func (e *unreadableRun) Error() string   { return "diff: " + e.err.Error() }
 func (e *unreadableRun) Unwrap() error   { return e.err }
 func (e *unreadableRun) ExitStatus() int { return base.ExitUsage }
 
-func diffCmd(_ context.Context, e base.Env, args []string) error {
+// Run runs podwatch diff with args, those after the command's name.
+func Run(_ context.Context, e base.Env, args []string) error {
 	c := base.NewCommand("diff", diffUsage)
 	rv := c.Flags.String("rv", string(rundiff.RVRank), "compare resourceVersions by `rank` or exact")
 	pos, err := c.Parse(e.Stdout, args)

@@ -1,4 +1,4 @@
-package cli
+package probecmd
 
 import (
 	"context"
@@ -36,7 +36,8 @@ a refusal names the permission missing.
   {"summary":{"probes":N,"lost":N,"lag_s":{"p50":..,"p99":..,"max":..},"rvLag":{...},"sampled":N}}
 `
 
-func probeCmd(ctx context.Context, e base.Env, args []string) error {
+// Run runs podwatch probe with args, those after the command's name.
+func Run(ctx context.Context, e base.Env, args []string) error {
 	c := base.NewCommand("probe", probeUsage)
 	var conn base.ConnFlags
 	conn.Register(c)

@@ -1,4 +1,4 @@
-package cli
+package benchcmd
 
 import (
 	"bytes"
@@ -15,7 +15,8 @@ import (
 	"github.com/podwatch/podwatch/watch"
 )
 
-type decodeResult struct {
+// DecodeResult is the line bench decode prints, in JSON.
+type DecodeResult struct {
 	Events         int     `json:"events"`
 	EventsPerS     float64 `json:"events_per_s"`
 	MBPerS         float64 `json:"mb_per_s"`
@@ -89,7 +90,7 @@ func benchDecode(e base.Env, args []string) error {
 	elapsed := time.Since(start).Seconds()
 	runtime.ReadMemStats(&after)
 	n := float64(events * *repeat)
-	return printJSON(e.Stdout, decodeResult{
+	return printJSON(e.Stdout, DecodeResult{
 		Events:         events,
 		EventsPerS:     n / elapsed,
 		MBPerS:         float64(len(data)) * float64(*repeat) / elapsed / (1 << 20),

@@ -1,4 +1,4 @@
-package cli
+package proxycmd
 
 import (
 	"context"
@@ -76,7 +76,8 @@ type proxyFlags struct {
 	kubeconfig   string // --kubeconfig-out
 }
 
-func proxyCmd(ctx context.Context, e base.Env, args []string) error {
+// Run runs podwatch proxy with args, those after the command's name.
+func Run(ctx context.Context, e base.Env, args []string) error {
 	c := base.NewCommand("proxy", proxyUsage)
 	var f proxyFlags
 	f.register(c)

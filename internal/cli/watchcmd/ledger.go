@@ -1,4 +1,4 @@
-package cli
+package watchcmd
 
 import (
 	"github.com/podwatch/podwatch/internal/fixture"

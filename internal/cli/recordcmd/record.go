@@ -1,4 +1,4 @@
-package cli
+package recordcmd
 
 import (
 	"context"
@@ -29,7 +29,8 @@ and CBOR clients alike.
 Replay the result with 'podwatch watch --replay DIR' or 'podwatch serve DIR'.
 `
 
-func recordCmd(ctx context.Context, e base.Env, args []string) error {
+// Run runs podwatch record with args, those after the command's name.
+func Run(ctx context.Context, e base.Env, args []string) error {
 	c := base.NewCommand("record", recordUsage)
 	var f session.Flags
 	f.Register(c, false)

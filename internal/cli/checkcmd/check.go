@@ -1,4 +1,4 @@
-package cli
+package checkcmd
 
 import (
 	"context"
@@ -46,7 +46,8 @@ func (e *checksFailed) Error() string {
 	return fmt.Sprintf("%d %s failed: %s", len(e.names), base.Plural(len(e.names), "check", "checks"), strings.Join(e.names, ", "))
 }
 
-func checkCmd(ctx context.Context, e base.Env, args []string) error {
+// Run runs podwatch check with args, those after the command's name.
+func Run(ctx context.Context, e base.Env, args []string) error {
 	c := base.NewCommand("check", checkUsage+"\nThe checks, in the order they run (for --only):\n"+wrapNames(check.Names(), 76))
 	var conn base.ConnFlags
 	conn.Register(c)

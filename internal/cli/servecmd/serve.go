@@ -1,4 +1,4 @@
-package cli
+package servecmd
 
 import (
 	"context"
@@ -48,7 +48,8 @@ Point a watch at it with --server http://HOST:PORT; with --http2,
 --server https://HOST:PORT and --certificate-authority the file it names.
 `
 
-func serveCmd(ctx context.Context, e base.Env, args []string) error {
+// Run runs podwatch serve with args, those after the command's name.
+func Run(ctx context.Context, e base.Env, args []string) error {
 	c := base.NewCommand("serve", serveUsage)
 	addr := c.Flags.String("addr", "127.0.0.1:0", "the `address` to listen on (port 0: any free port)")
 	speed := c.Flags.Float64("speed", 1, "scale the recorded timing (2 twice as fast, 0 no waiting)")

@@ -1,4 +1,4 @@
-package cli
+package watchcmd
 
 import (
 	"github.com/podwatch/podwatch/internal/cli/session"
@@ -12,7 +12,7 @@ func replayRun(f *session.Flags) trace.Run {
 	run := trace.Run{Fixture: f.Replay}
 	if f.Faults.File != "" {
 		faults, err := fault.LoadScenario(f.Faults.File)
-		if err == nil { // planFaults has read it already, and failed the run if it could not
+		if err == nil { // Faults.Plan has read it already, and failed the run if it could not
 			for _, ft := range faults {
 				run.Faults = append(run.Faults, ft.String())
 			}

@@ -1,13 +1,15 @@
-package cli
+package versioncmd
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 
 	"github.com/podwatch/podwatch/internal/cli/base"
 )
 
-func versionCmd(e base.Env, args []string) error {
+// Run runs podwatch version with args, those after the command's name.
+func Run(_ context.Context, e base.Env, args []string) error {
 	c := base.NewCommand("version", "Usage: podwatch version\n\nPrints podwatch's version, and the Go toolchain and platform it was built for.\n")
 	pos, err := c.Parse(e.Stdout, args)
 	if err != nil {

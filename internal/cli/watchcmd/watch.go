@@ -1,4 +1,4 @@
-package cli
+package watchcmd
 
 import (
 	"context"
@@ -7,7 +7,8 @@ import (
 	"github.com/podwatch/podwatch/internal/cli/session"
 )
 
-func watchCmd(ctx context.Context, e base.Env, args []string) error {
+// Run runs podwatch watch with args, those after the command's name.
+func Run(ctx context.Context, e base.Env, args []string) error {
 	c := base.NewCommand("watch", watchUsage)
 	var f session.Flags
 	f.Register(c, true)
