@@ -28,6 +28,7 @@ type ConnFlags struct {
 	disableHTTP2                       bool
 }
 
+// Register defines the flags on c, kubectl's names and -s for --server.
 func (f *ConnFlags) Register(c *Command) {
 	fs := c.Flags
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "the kubeconfig `file` (default: $KUBECONFIG, else ~/.kube/config)")

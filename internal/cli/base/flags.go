@@ -92,24 +92,6 @@ func (c *Command) ParseNoArgs(stdout io.Writer, args []string) error {
 	return err
 }
 
-// OutputFlag is -o/--output of a command that prints text, or JSON lines.
-type OutputFlag struct{ format string }
-
-func (o *OutputFlag) Register(c *Command) {
-	c.Flags.StringVar(&o.format, "output", "text", "output `format`: text or json")
-	c.Alias("o", "output")
-}
-
-// Check refuses a format other than text or json.
-func (o *OutputFlag) Check(c *Command) error {
-	if o.format != "text" && o.format != "json" {
-		return Usagef(c.Name, "-o %q: want text or json", o.format)
-	}
-	return nil
-}
-
-func (o *OutputFlag) JSON() bool { return o.format == "json" }
-
 // Set reports whether the flag name (or its alias) was given.
 func (c *Command) Set(name string) bool {
 	found := false
@@ -157,6 +139,26 @@ func (c *Command) printUsage(w io.Writer) {
 		fmt.Fprintln(w, b.String())
 	}
 }
+
+// OutputFlag is -o/--output of a command that prints text, or JSON lines.
+type OutputFlag struct{ format string }
+
+// Register defines -o and --output on c.
+func (o *OutputFlag) Register(c *Command) {
+	c.Flags.StringVar(&o.format, "output", "text", "output `format`: text or json")
+	c.Alias("o", "output")
+}
+
+// Check refuses a format other than text or json.
+func (o *OutputFlag) Check(c *Command) error {
+	if o.format != "text" && o.format != "json" {
+		return Usagef(c.Name, "-o %q: want text or json", o.format)
+	}
+	return nil
+}
+
+// JSON reports whether -o json was given.
+func (o *OutputFlag) JSON() bool { return o.format == "json" }
 
 // StringList is a repeatable string flag.
 type StringList []string

@@ -42,6 +42,7 @@ type TraceFlags struct {
 	Diff DiffFlag
 }
 
+// Register defines the trace flags on c, --stall-after and --diff included.
 func (f *TraceFlags) Register(c *Command) {
 	fs := c.Flags
 	fs.Var(traceMode{f}, "trace", "narrate the protocol on stderr: each request with its parameters explained, responses, body reads, HTTP/2 frames, events, the reflector's decisions and why, each push;"+

@@ -32,7 +32,9 @@ type Extras struct {
 	Clock rest.Clock
 }
 
-// Run builds the client and the session for p and runs it.
+// Run builds the client for cfg and the session for p, and runs it until
+// ctx ends or the session stops on its own (see session); every goroutine
+// it started has returned by then, and the trace is closed.
 func Run(ctx context.Context, e base.Env, f *Flags, p Plan, cfg rest.Config, x Extras) (err error) {
 	cfg.ContentType = f.restContentType()
 	log := base.NewLogger(e.Stderr, f.Verbosity)
