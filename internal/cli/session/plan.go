@@ -44,20 +44,6 @@ func (f *Flags) Plan(e base.Env) (Plan, error) {
 	return p, nil
 }
 
-// hostname is the kubelet's default node name: the hostname, trimmed and
-// lowercased.
-func hostname(e base.Env) (string, error) {
-	h, err := e.Hostname()
-	if err != nil {
-		return "", fmt.Errorf("find the node name (give --node or --all-nodes): %w", err)
-	}
-	h = strings.ToLower(strings.TrimSpace(h))
-	if h == "" {
-		return "", fmt.Errorf("the hostname is empty: give --node or --all-nodes")
-	}
-	return h, nil
-}
-
 // Describe summarises the watch plan for a recording's comment; it holds no
 // credential.
 func (p Plan) Describe() string {
