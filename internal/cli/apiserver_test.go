@@ -15,6 +15,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/cli/clitest"
+	"github.com/podwatch/podwatch/internal/cli/replay"
 )
 
 // The scripted cluster: pods derived from ../../testdata/pod.json, a real pod.
@@ -36,7 +39,6 @@ import (
 // node-1 sees five change events after the initial sync; all nodes six.
 const (
 	listRV     = "10"
-	testToken  = "s3cr3t-t0ken-do-not-print"
 	node1      = "node-1"
 	node1Count = "5"
 )
@@ -203,7 +205,7 @@ func startFakeAPI(t testing.TB) *fakeAPI {
 
 // connArgs are the flags that reach the fake apiserver.
 func (f *fakeAPI) connArgs() []string {
-	return []string{"--server", f.srv.URL, "--certificate-authority", f.caFile, "--token", testToken}
+	return []string{"--server", f.srv.URL, "--certificate-authority", f.caFile, "--token", clitest.Token}
 }
 
 func (f *fakeAPI) Requests() []*url.URL {
@@ -236,7 +238,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	f.requests = append(f.requests, &u)
 	f.headers = append(f.headers, r.Header.Clone())
 	f.mu.Unlock()
-	if r.Header.Get("Authorization") != "Bearer "+testToken {
+	if r.Header.Get("Authorization") != "Bearer "+clitest.Token {
 		writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 		return
 	}
@@ -250,7 +252,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		if ns != "" && p.namespace != ns {
 			return false
 		}
-		node := nodeFromSelector(q.Get("fieldSelector"))
+		node := replay.NodeFromSelector(q.Get("fieldSelector"))
 		return node == "" || p.node == node
 	}
 	if q.Get("watch") == "true" {

@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/internal/benchserver"
+	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/benchcmd"
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
@@ -27,7 +30,7 @@ func benchLine(t *testing.T, out string, into any) {
 // list modes and each content type, and counts one push per change plus the
 // initial state; the server answers each in the form asked for.
 func TestBenchSync(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	tmpl, err := os.ReadFile("../../testdata/pod.json")
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +60,7 @@ func TestBenchSync(t *testing.T) {
 			mu.Unlock()
 			r := mustRun(t, "bench", "sync", "--server", hs.URL, "--node", "node-1", "--until-rv", "70", "--chunk-size", "7", wl,
 				"--content-type", ct.flag)
-			var got syncResult
+			var got benchcmd.SyncResult
 			benchLine(t, r.stdout, &got)
 			if got.Pushes != 51 || got.SyncS <= 0 || got.TotalS < got.SyncS || got.Mallocs == 0 {
 				t.Fatalf("%s %s: %+v, want 51 pushes (the initial state and 50 events) and sane times", ct.flag, wl, got)
@@ -69,11 +72,11 @@ func TestBenchSync(t *testing.T) {
 			mu.Unlock()
 		}
 	}
-	if r := run(t, "bench", "sync", "--server", hs.URL, "--until-rv", "70", "--content-type", "yaml"); r.code != exitUsage {
+	if r := run(t, "bench", "sync", "--server", hs.URL, "--until-rv", "70", "--content-type", "yaml"); r.code != base.ExitUsage {
 		t.Fatalf("--content-type yaml: exit %d, want a usage error", r.code)
 	}
 	r := run(t, "bench", "sync", "--server", hs.URL, "--until-rv", "soon")
-	if r.code != exitUsage {
+	if r.code != base.ExitUsage {
 		t.Fatalf("--until-rv soon: exit %d, want a usage error", r.code)
 	}
 }
@@ -106,7 +109,7 @@ func (m *mediaWriter) Flush() { m.ResponseWriter.(http.Flusher).Flush() }
 // bench decode decodes every event of a stream file the synthetic server's
 // watch would send, and fails on a truncated one.
 func TestBenchDecode(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	tmpl, err := os.ReadFile("../../testdata/pod.json")
 	if err != nil {
 		t.Fatal(err)
@@ -124,14 +127,14 @@ func TestBenchDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := mustRun(t, "bench", "decode", "--stream", stream, "--repeat", "2")
-	var got decodeResult
+	var got benchcmd.DecodeResult
 	benchLine(t, r.stdout, &got)
 	if got.Events != 40 || got.EventsPerS <= 0 || got.AllocsPerEvent <= 0 || got.BytesPerEvent <= 0 {
 		t.Fatalf("decode: %+v, want 40 events and positive figures", got)
 	}
 	os.WriteFile(stream, []byte("{\"type\":\"ADDED\",\"object\":{\n"), 0o644)
-	if r := run(t, "bench", "decode", "--stream", stream); r.code != exitError {
-		t.Fatalf("a truncated stream: exit %d, want %d", r.code, exitError)
+	if r := run(t, "bench", "decode", "--stream", stream); r.code != base.ExitError {
+		t.Fatalf("a truncated stream: exit %d, want %d", r.code, base.ExitError)
 	}
 }
 
@@ -139,7 +142,7 @@ func TestBenchDecode(t *testing.T) {
 // frames, as the server sends a protobuf watch, and cbor a sequence of CBOR
 // items; each fails on a truncated stream.
 func TestBenchDecodeProtobuf(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	pod, err := os.ReadFile("../../rest/protowire/testdata/pod.pb")
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +155,7 @@ func TestBenchDecodeProtobuf(t *testing.T) {
 }
 
 func TestBenchDecodeCBOR(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	pod, err := os.ReadFile("../../rest/cborwire/testdata/pod.cbor")
 	if err != nil {
 		t.Fatal(err)
@@ -171,20 +174,20 @@ func testBenchDecodeBinary(t *testing.T, format string, frames []byte) {
 		t.Fatal(err)
 	}
 	r := mustRun(t, "bench", "decode", "--stream", stream, "--repeat", "2", "--content-type", format)
-	var got decodeResult
+	var got benchcmd.DecodeResult
 	benchLine(t, r.stdout, &got)
 	if got.Events != 30 || got.EventsPerS <= 0 || got.AllocsPerEvent <= 0 || got.BytesPerEvent <= 0 {
 		t.Fatalf("decode: %+v, want 30 events and positive figures", got)
 	}
 	// The same file read as JSON is no JSON stream.
-	if r := run(t, "bench", "decode", "--stream", stream); r.code != exitError {
-		t.Fatalf("a %s stream read as json: exit %d, want %d", format, r.code, exitError)
+	if r := run(t, "bench", "decode", "--stream", stream); r.code != base.ExitError {
+		t.Fatalf("a %s stream read as json: exit %d, want %d", format, r.code, base.ExitError)
 	}
 	os.WriteFile(stream, frames[:len(frames)-10], 0o644)
-	if r := run(t, "bench", "decode", "--stream", stream, "--content-type", format); r.code != exitError {
-		t.Fatalf("a truncated stream: exit %d, want %d", r.code, exitError)
+	if r := run(t, "bench", "decode", "--stream", stream, "--content-type", format); r.code != base.ExitError {
+		t.Fatalf("a truncated stream: exit %d, want %d", r.code, base.ExitError)
 	}
-	if r := run(t, "bench", "decode", "--stream", stream, "--content-type", "yaml"); r.code != exitUsage {
+	if r := run(t, "bench", "decode", "--stream", stream, "--content-type", "yaml"); r.code != base.ExitUsage {
 		t.Fatalf("--content-type yaml: exit %d, want a usage error", r.code)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/check"
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 )
 
 // checkWait bounds one run of the battery in these tests.
@@ -22,7 +23,7 @@ func runCheck(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), checkWait)
 	defer cancel()
-	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	stdout, stderr := clitest.NewSyncBuffer(), clitest.NewSyncBuffer()
 	done := make(chan int, 1)
 	go func() { done <- testEnv(stdout, stderr).Run(ctx, append([]string{"check"}, args...)) }()
 	select {
@@ -74,7 +75,7 @@ func noneFails(t *testing.T, code int, stdout, stderr string) map[string]check.O
 // recording cannot show (new changes, paging over two pods) is not
 // applicable, and says so.
 func TestCheckServedFixture(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	for _, fixture := range []string{lifecycleFixture, "../../testdata/fixtures/watch-list"} {
 		t.Run(filepath.Base(fixture), func(t *testing.T) {
 			t.Parallel()
@@ -101,7 +102,7 @@ func checkServed(t *testing.T, fixture string) {
 // (the model takes no writes: what needs them says so), and no output
 // holds the bearer token, which the evidence shows masked.
 func TestCheckSimulated(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	caFile := filepath.Join(t.TempDir(), "ca.pem")
 	url := serveTLS(t, "--simulate", "--seed", "5", "--http2", "--ca-out", caFile)
 	const token = "s3cret-check-token"
@@ -126,16 +127,16 @@ func TestCheckSimulated(t *testing.T) {
 func serveTLS(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stderr := newSyncBuffer()
+	stderr := clitest.NewSyncBuffer()
 	served := make(chan int, 1)
 	go func() {
-		served <- testEnv(newSyncBuffer(), stderr).Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...))
+		served <- testEnv(clitest.NewSyncBuffer(), stderr).Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...))
 	}()
 	t.Cleanup(func() {
 		cancel()
 		<-served
 	})
-	if err := stderr.waitFor("--certificate-authority"); err != nil {
+	if err := stderr.WaitFor("--certificate-authority"); err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`on (https://[0-9.:]+)\n`).FindStringSubmatch(stderr.String())
@@ -151,7 +152,7 @@ func serveTLS(t *testing.T, args ...string) string {
 // A failing check makes exit status 1, and its text line gives the
 // evidence: here every list answers 500.
 func TestCheckFailureExitsOne(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	url, _ := serveFixture(t, "--simulate", "--fault", "500:on=list,nth=1")
 	code, stdout, stderr := runCheck(t, "--server", url, "--only", "list-rv-zero")
 	if code != 1 {
@@ -171,7 +172,7 @@ func TestCheckFailureExitsOne(t *testing.T) {
 }
 
 func TestCheckUsage(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	for _, args := range [][]string{
 		{"--node", "a", "--namespace", "b"},
 		{"--only", "no-such-check", "--server", "http://127.0.0.1:1"},

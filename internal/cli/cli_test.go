@@ -15,12 +15,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
+	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/podconfig"
 )
 
 // TestRequests checks what the flags turn into on the wire.
 func TestRequests(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	tests := []struct {
 		name string
 		args []string
@@ -82,7 +84,7 @@ func TestRequests(t *testing.T) {
 // TestJSONLossless checks that -o json prints each pod as the server sent it,
 // with only the pod config's annotations added.
 func TestJSONLossless(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	api := startFakeAPI(t)
 	r := mustRun(t, append([]string{"watch", "--node", node1, "-o", "json", "--max-events", node1Count}, api.connArgs()...)...)
 	sent := map[string]any{} // resourceVersion -> object
@@ -136,7 +138,7 @@ func scriptPods(c *fakeCluster) []testPod {
 }
 
 func TestUsageErrors(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	fixture := filepath.Join(t.TempDir(), "f")
 	tests := []struct {
 		name string
@@ -171,8 +173,8 @@ func TestUsageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(t, tt.args...)
-			if r.code != exitUsage {
-				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitUsage, r.stderr)
+			if r.code != base.ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, base.ExitUsage, r.stderr)
 			}
 			if !strings.Contains(r.stderr, tt.want) {
 				t.Fatalf("stderr %q does not say %q", r.stderr, tt.want)
@@ -231,7 +233,7 @@ func TestVersion(t *testing.T) {
 // TestVerboseNeverPrintsToken runs the trace at each level and checks what
 // it shows, and that the bearer token is never among it.
 func TestVerboseNeverPrintsToken(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	tests := []struct {
 		level   string
 		want    []string
@@ -247,7 +249,7 @@ func TestVerboseNeverPrintsToken(t *testing.T) {
 		t.Run("v"+tt.level, func(t *testing.T) {
 			api := startFakeAPI(t)
 			r := mustRun(t, append([]string{"watch", "--node", node1, "-v", tt.level, "--max-events", node1Count}, api.connArgs()...)...)
-			if strings.Contains(r.stderr, testToken) || strings.Contains(r.stdout, testToken) {
+			if strings.Contains(r.stderr, clitest.Token) || strings.Contains(r.stdout, clitest.Token) {
 				t.Fatalf("the token was printed; stderr:\n%s", r.stderr)
 			}
 			for _, w := range tt.want {
@@ -268,10 +270,11 @@ func TestVerboseNeverPrintsToken(t *testing.T) {
 // request, and bodies shown up to longBodyLogLimit bytes instead of
 // bodyLogLimit.
 func TestVerboseCurl(t *testing.T) {
-	isolate(t)
+	const bodyLogLimit, longBodyLogLimit = 1024, 10240 // kubectl's, as base's -v log promises
+	clitest.Isolate(t)
 	api := startFakeAPI(t)
 	r := mustRun(t, append([]string{"watch", "--node", node1, "-v", "9", "--max-events", node1Count}, api.connArgs()...)...)
-	if strings.Contains(r.stderr, testToken) {
+	if strings.Contains(r.stderr, clitest.Token) {
 		t.Fatalf("the token was printed; stderr:\n%s", r.stderr)
 	}
 	var curls, longest int
@@ -295,7 +298,7 @@ func TestVerboseCurl(t *testing.T) {
 // TestInterrupt checks that ending the context (Ctrl-C) stops a watch that
 // would otherwise go on forever, with status 0.
 func TestInterrupt(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	tests := []struct {
 		args []string
 		last string // the last thing printed
@@ -308,10 +311,10 @@ func TestInterrupt(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			api := startFakeAPI(t)
 			ctx, cancel := context.WithCancel(context.Background())
-			stdout, stderr := newSyncBuffer(), newSyncBuffer()
+			stdout, stderr := clitest.NewSyncBuffer(), clitest.NewSyncBuffer()
 			go func() {
 				defer cancel()
-				if err := stdout.waitFor(tt.last); err != nil {
+				if err := stdout.WaitFor(tt.last); err != nil {
 					t.Error(err)
 				}
 			}()
@@ -329,7 +332,7 @@ func TestInterrupt(t *testing.T) {
 // TestFailures checks that a failure no retry can cure ends the command with
 // status 1 and one line on stderr that says what went wrong and what to fix.
 func TestFailures(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	api := startFakeAPI(t)
 	missing := filepath.Join(t.TempDir(), "missing.yaml")
 	tests := []struct {
@@ -337,7 +340,7 @@ func TestFailures(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"untrusted server", []string{"--server", api.srv.URL, "--token", testToken}, []string{"certificate", "--certificate-authority"}},
+		{"untrusted server", []string{"--server", api.srv.URL, "--token", clitest.Token}, []string{"certificate", "--certificate-authority"}},
 		{"missing token file", []string{"--server", api.srv.URL, "--certificate-authority", api.caFile, "--kubeconfig", tokenFileKubeconfig(t, api)}, []string{"no-such-token"}},
 		{"missing kubeconfig", []string{"--kubeconfig", missing}, []string{"missing.yaml"}},
 		{"nothing to connect to", nil, []string{"no configuration found"}},
@@ -345,8 +348,8 @@ func TestFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(t, append([]string{"watch", "--node", node1}, tt.args...)...)
-			if r.code != exitError {
-				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitError, r.stderr)
+			if r.code != base.ExitError {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, base.ExitError, r.stderr)
 			}
 			if n := strings.Count(r.stderr, "\n"); n != 1 || !strings.HasPrefix(r.stderr, "podwatch: ") {
 				t.Fatalf("stderr: got %q, want one line starting with podwatch:", r.stderr)
@@ -356,7 +359,7 @@ func TestFailures(t *testing.T) {
 					t.Errorf("stderr %q does not say %q", r.stderr, w)
 				}
 			}
-			if strings.Contains(r.stderr, testToken) {
+			if strings.Contains(r.stderr, clitest.Token) {
 				t.Fatalf("the token was printed: %q", r.stderr)
 			}
 		})
@@ -367,7 +370,7 @@ func TestFailures(t *testing.T) {
 // may not be bound to its role yet) is retried, before the first sync as
 // after it, each retry told on stderr, and that Ctrl-C then exits 0.
 func TestRetries(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	api := startFakeAPI(t)
 	for _, tt := range []struct {
 		name string
@@ -379,7 +382,7 @@ func TestRetries(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := runUntilRetry(t, tt.want, append([]string{"watch", "--node", node1, "--server", api.srv.URL, "--certificate-authority", api.caFile}, tt.args...)...)
-			if !strings.Contains(r.stderr, "401") || strings.Contains(r.stderr, testToken) {
+			if !strings.Contains(r.stderr, "401") || strings.Contains(r.stderr, clitest.Token) {
 				t.Fatalf("stderr %q: want the 401 named and no token", r.stderr)
 			}
 		})
@@ -423,7 +426,7 @@ spec:
 
 // TestStaticSources runs the file and http sources beside the api source.
 func TestStaticSources(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "web.yaml"), []byte(staticManifest), 0o644); err != nil {
 		t.Fatal(err)
@@ -444,11 +447,11 @@ func TestStaticSources(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			api := startFakeAPI(t)
 			ctx, cancel := context.WithCancel(context.Background())
-			stdout, stderr := newSyncBuffer(), newSyncBuffer()
+			stdout, stderr := clitest.NewSyncBuffer(), clitest.NewSyncBuffer()
 			go func() {
 				defer cancel()
 				for _, s := range []string{tt.want, "REMOVE"} {
-					if err := stdout.waitFor(s); err != nil {
+					if err := stdout.WaitFor(s); err != nil {
 						t.Error(err)
 						return
 					}
@@ -480,7 +483,7 @@ func TestStaticSources(t *testing.T) {
 // TestEventsYAML checks that --events -o yaml prints each event the server
 // sent as one YAML document.
 func TestEventsYAML(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	api := startFakeAPI(t)
 	r := mustRun(t, append([]string{"watch", "--node", node1, "--events", "-o", "yaml", "--max-events", node1Count}, api.connArgs()...)...)
 	docs := strings.Split(strings.TrimPrefix(r.stdout, "---\n"), "---\n")
@@ -547,11 +550,11 @@ func (brokenPipe) Write([]byte) (int, error) { return 0, os.ErrClosed }
 // TestOutputFailure checks that a failed write to stdout ends the command
 // with status 1, in both output paths.
 func TestOutputFailure(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	for _, extra := range [][]string{nil, {"--events"}} {
 		t.Run(strings.Join(append([]string{"watch"}, extra...), " "), func(t *testing.T) {
 			api := startFakeAPI(t)
-			stderr := newSyncBuffer()
+			stderr := clitest.NewSyncBuffer()
 			env := testEnv(nil, stderr)
 			env.Stdout = brokenPipe{}
 			done := make(chan int, 1)
@@ -560,11 +563,11 @@ func TestOutputFailure(t *testing.T) {
 			}()
 			select {
 			case code := <-done:
-				if code != exitError || !strings.Contains(stderr.String(), "write output") {
+				if code != base.ExitError || !strings.Contains(stderr.String(), "write output") {
 					t.Fatalf("exit %d, stderr %q; want 1 and the failed write named", code, stderr)
 				}
-			case <-time.After(testWait):
-				t.Fatalf("did not end within %s of a failed write", testWait)
+			case <-time.After(clitest.Wait):
+				t.Fatalf("did not end within %s of a failed write", clitest.Wait)
 			}
 		})
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 )
 
 // writeKubeconfig writes a kubeconfig with two contexts on the fake
@@ -35,7 +37,7 @@ contexts:
   context: {cluster: fake, user: right, namespace: kube-system}
 - name: bad
   context: {cluster: fake, user: wrong}
-`, api.srv.URL, api.caFile, testToken)
+`, api.srv.URL, api.caFile, clitest.Token)
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -45,7 +47,7 @@ contexts:
 
 // TestConnectionFlags checks that kubectl's connection flags reach the wire.
 func TestConnectionFlags(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	tests := []struct {
 		name string
 		// args get the fake apiserver's kubeconfig file and URL and CA
@@ -61,9 +63,9 @@ func TestConnectionFlags(t *testing.T) {
 		{name: "kubeconfig from the environment", args: []string{"ENV"}},
 		{name: "context", args: []string{"--kubeconfig", "KUBECONFIG", "--context", "bad"}, retry: "401 Unauthorized"},
 		{name: "user", args: []string{"--kubeconfig", "KUBECONFIG", "--context", "bad", "--user", "right"}},
-		{name: "token wins", args: []string{"--kubeconfig", "KUBECONFIG", "--context", "bad", "--token", testToken}},
-		{name: "insecure", args: []string{"--server", "URL", "--insecure-skip-tls-verify", "--token", testToken}},
-		{name: "impersonation", args: []string{"--server", "URL", "--certificate-authority", "CA", "--token", testToken, "--as", "jane", "--as-group", "devs", "--as-group", "ops"},
+		{name: "token wins", args: []string{"--kubeconfig", "KUBECONFIG", "--context", "bad", "--token", clitest.Token}},
+		{name: "insecure", args: []string{"--server", "URL", "--insecure-skip-tls-verify", "--token", clitest.Token}},
+		{name: "impersonation", args: []string{"--server", "URL", "--certificate-authority", "CA", "--token", clitest.Token, "--as", "jane", "--as-group", "devs", "--as-group", "ops"},
 			check: func(t *testing.T, h http.Header) {
 				if got := h.Get("Impersonate-User"); got != "jane" {
 					t.Errorf("Impersonate-User: got %q, want jane", got)
@@ -72,7 +74,7 @@ func TestConnectionFlags(t *testing.T) {
 					t.Errorf("Impersonate-Group (-want +got):\n%s", diff)
 				}
 			}},
-		{name: "impersonation uid", args: []string{"--server", "URL", "--certificate-authority", "CA", "--token", testToken, "--as", "jane", "--as-uid", "uid-42"},
+		{name: "impersonation uid", args: []string{"--server", "URL", "--certificate-authority", "CA", "--token", clitest.Token, "--as", "jane", "--as-uid", "uid-42"},
 			check: func(t *testing.T, h http.Header) {
 				if got := h.Get("Impersonate-Uid"); got != "uid-42" {
 					t.Errorf("Impersonate-Uid: got %q, want uid-42", got)
@@ -80,8 +82,8 @@ func TestConnectionFlags(t *testing.T) {
 			}},
 		// The test server's certificate names 127.0.0.1 and example.com but
 		// not localhost: only the flag's name lets the handshake succeed.
-		{name: "tls server name", args: []string{"--server", "LOCALHOST_URL", "--certificate-authority", "CA", "--token", testToken, "--tls-server-name", "example.com"}},
-		{name: "user agent", args: []string{"--server", "URL", "--certificate-authority", "CA", "--token", testToken},
+		{name: "tls server name", args: []string{"--server", "LOCALHOST_URL", "--certificate-authority", "CA", "--token", clitest.Token, "--tls-server-name", "example.com"}},
+		{name: "user agent", args: []string{"--server", "URL", "--certificate-authority", "CA", "--token", clitest.Token},
 			check: func(t *testing.T, h http.Header) {
 				if got := h.Get("User-Agent"); !strings.HasPrefix(got, "podwatch/") {
 					t.Errorf("User-Agent: got %q, want podwatch/...", got)
@@ -129,7 +131,7 @@ func TestConnectionFlags(t *testing.T) {
 // answers, and that the timeout is retried. (That it never cuts a watch's body is rest's to test: a watch
 // that outlives the timeout here could only be shown by waiting.)
 func TestRequestTimeout(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	api := startFakeAPI(t)
 	api.stallLists = true
 	runUntilRetry(t, "no response headers within 200ms", append([]string{"watch", "--node", node1, "--watch-list=false", "--request-timeout", "200ms"}, api.connArgs()...)...)

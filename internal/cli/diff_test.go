@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest/cborwire"
 )
@@ -92,7 +94,7 @@ func sortedKeysOf[V any](m map[string]V) []string {
 // whatever the wire format, those of the golden file; the -o json lines beside it tell the same changes per
 // pod; the text trace shows them under each event.
 func TestDiffReplay(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	runs := []struct {
 		name, fixture string
 		extra         []string
@@ -172,7 +174,7 @@ func recordedApart(s string) string {
 // the changes of its object, the trace's, the first against the pod as
 // listed (with a watch list, as its initial event brought it).
 func TestDiffEvents(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	for _, fx := range []string{"lifecycle", "watch-list"} {
 		t.Run(fx, func(t *testing.T) {
 			got, r := replayTrace(t, fx, "--trace-format", "json", "--diff", "--events", "-o", "json", "--watch-list="+strconv.FormatBool(fx == "watch-list"))
@@ -214,7 +216,7 @@ func TestDiffEvents(t *testing.T) {
 // and the pod config may fold two events into one; a SET line has a diff
 // member when, and only for the pods that, changed since the last line.
 func TestDiffSnapshot(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	r := mustRun(t, "watch", "--replay", fixturePath("lifecycle"), "--speed", "0", "--mode", "snapshot", "-o", "json", "--diff")
 	var prev map[string]string // pod -> its JSON on the last line
 	withDiff := 0
@@ -279,7 +281,7 @@ func modifiedLines(text string) string {
 // managedFields, --diff=all tells them (every MODIFIED has a new
 // resourceVersion), and without --diff nothing is diffed.
 func TestDiffLeavesOut(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	for _, tt := range []struct {
 		flag      string
 		wantRV    bool
@@ -313,7 +315,7 @@ func TestDiffLeavesOut(t *testing.T) {
 }
 
 func TestDiffFlags(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	for _, tt := range []struct {
 		name    string
 		args    []string
@@ -326,8 +328,8 @@ func TestDiffFlags(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(t, tt.args...)
-			if r.code != exitUsage || !strings.Contains(r.stderr, tt.wantErr) {
-				t.Fatalf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, exitUsage, tt.wantErr)
+			if r.code != base.ExitUsage || !strings.Contains(r.stderr, tt.wantErr) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, base.ExitUsage, tt.wantErr)
 			}
 		})
 	}
@@ -381,7 +383,7 @@ func diffUpstream(w http.ResponseWriter, r *http.Request) {
 // changes against their own earlier version of the same pod, and none
 // after it was deleted, in JSON and in CBOR.
 func TestProxyDiff(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	server, ca := startTLSUpstream(t, httptest.NewUnstartedServer(http.HandlerFunc(diffUpstream)))
 	file := filepath.Join(t.TempDir(), "trace.jsonl")
 	p := startProxyCmd(t, "--server", server, "--certificate-authority", ca, "--token", "upstream-token",

@@ -1,14 +1,24 @@
-// Package cli is the podwatch command: its subcommands, flags and output. The
-// program in cmd/podwatch only wires a signal context and the process's
-// standard streams to Main, so that everything here runs in tests.
+// Package cli is the podwatch command: Main reads the subcommand and hands
+// the rest of the command line to that command's package. The program in
+// cmd/podwatch only wires a signal context and the process's standard
+// streams to Main, so that everything here runs in tests.
 //
-// Subcommands:
+// Subcommands, each a package that imports base (what they share) and
+// never another command:
 //
-//	podwatch watch  [flags]            the kubelet's pod config against a cluster, printing every update
-//	podwatch watch  --replay FIXTURE   the same against a recorded fixture served inside the process
-//	podwatch record --out DIR [flags]  a watch whose HTTP exchanges are saved as a fixture
-//	podwatch serve  FIXTURE --addr A   a fake apiserver replaying a fixture
-//	podwatch version
+//	podwatch watch  [flags]            watchcmd: the kubelet's pod config against a cluster, printing every update
+//	podwatch watch  --replay FIXTURE   watchcmd: the same against a recorded fixture served inside the process
+//	podwatch record --out DIR [flags]  recordcmd: a watch whose HTTP exchanges are saved as a fixture
+//	podwatch serve  FIXTURE --addr A   servecmd: a fake apiserver replaying a fixture (or --simulate)
+//	podwatch bench  sync|decode        benchcmd: benchmarks
+//	podwatch proxy  [flags]            proxycmd: any client forwarded to the cluster, traced and recorded
+//	podwatch check  [flags]            checkcmd: the battery of checks of a faithful watch server
+//	podwatch diff   A B                diffcmd: where two recordings or JSON traces part
+//	podwatch probe  --write [flags]    probecmd: a canary pod's annotation timed on the node's watch
+//	podwatch version                   versioncmd
+//
+// watch and record share the session package (the pod config run, its
+// flags and printer); watch and serve share the replay package.
 //
 // Main returns the exit status: 0 on success, on Ctrl-C (the caller's context
 // ending) and once --max-events or a replay is complete; 1 after a failure,

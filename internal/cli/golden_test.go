@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 )
 
 // TestGolden runs the command against the scripted apiserver and compares
@@ -12,7 +14,7 @@ import (
 // way the initial state is fetched, paged or defaulted must not change what
 // is printed.
 func TestGolden(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	tests := []struct {
 		name   string
 		args   []string
@@ -58,7 +60,7 @@ func TestGolden(t *testing.T) {
 // TestEventsVerbatim checks that --events -o json prints each event exactly
 // as the server sent it.
 func TestEventsVerbatim(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	for _, watchList := range []string{"--watch-list=true", "--watch-list=false"} {
 		t.Run(watchList, func(t *testing.T) {
 			api := startFakeAPI(t)

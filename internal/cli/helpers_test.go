@@ -1,75 +1,26 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// testWait bounds every wait of these tests.
-const testWait = 30 * time.Second
-
-// seen is the injected clock: every kubernetes.io/config.seen has this value.
-var seen = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
-
-// syncBuffer is a concurrency-safe output buffer that can wait for a string.
-type syncBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	changed chan struct{}
-}
-
-func newSyncBuffer() *syncBuffer { return &syncBuffer{changed: make(chan struct{})} }
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	close(s.changed)
-	s.changed = make(chan struct{})
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// waitFor waits until the buffer holds sub; it may be called from any
-// goroutine.
-func (s *syncBuffer) waitFor(sub string) error {
-	deadline := time.After(testWait)
-	for {
-		s.mu.Lock()
-		has, ch := strings.Contains(s.b.String(), sub), s.changed
-		s.mu.Unlock()
-		if has {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			return fmt.Errorf("timed out waiting for %q; have:\n%s", sub, s.String())
-		}
-	}
-}
-
-func testEnv(stdout, stderr *syncBuffer) Env {
+func testEnv(stdout, stderr *clitest.SyncBuffer) Env {
 	return Env{
 		Stdout:           stdout,
 		Stderr:           stderr,
-		Now:              func() time.Time { return seen },
+		Now:              func() time.Time { return clitest.Seen },
 		Hostname:         func() (string, error) { return "Node-1", nil },
 		StderrIsTerminal: func() bool { return false },
 	}
@@ -81,18 +32,13 @@ type result struct {
 	stdout, stderr string
 }
 
-// isolate keeps the user's kubeconfig out of the tests.
-func isolate(t *testing.T) {
-	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-such-kubeconfig"))
-}
-
 // run runs the command to its end, failing the test if it does not end.
 func run(t *testing.T, args ...string) result {
 	t.Helper()
-	return runCtx(t, context.Background(), newSyncBuffer(), newSyncBuffer(), args...)
+	return runCtx(t, context.Background(), clitest.NewSyncBuffer(), clitest.NewSyncBuffer(), args...)
 }
 
-func runCtx(t *testing.T, ctx context.Context, stdout, stderr *syncBuffer, args ...string) result {
+func runCtx(t *testing.T, ctx context.Context, stdout, stderr *clitest.SyncBuffer, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -101,10 +47,10 @@ func runCtx(t *testing.T, ctx context.Context, stdout, stderr *syncBuffer, args 
 	select {
 	case code := <-done:
 		return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
-	case <-time.After(testWait):
+	case <-time.After(clitest.Wait):
 		cancel()
 		<-done
-		t.Fatalf("podwatch %s did not end within %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), testWait, stdout, stderr)
+		t.Fatalf("podwatch %s did not end within %s\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), clitest.Wait, stdout, stderr)
 		return result{}
 	}
 }
@@ -143,10 +89,10 @@ func checkGolden(t *testing.T, name, got string) {
 func runUntilRetry(t *testing.T, want string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	stdout, stderr := clitest.NewSyncBuffer(), clitest.NewSyncBuffer()
 	go func() {
-		if err := stderr.waitFor(want); err == nil {
-			stderr.waitFor("; retrying in ")
+		if err := stderr.WaitFor(want); err == nil {
+			stderr.WaitFor("; retrying in ")
 		}
 		cancel()
 	}()

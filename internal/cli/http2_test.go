@@ -8,12 +8,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 )
 
 // TestHTTP2Flags checks that the HTTP/2 flags reach the connection: against a
 // server that speaks HTTP/2, requests come over HTTP/2 unless --disable-http2.
 func TestHTTP2Flags(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	tests := []struct {
 		name      string
 		args      []string
@@ -24,8 +27,8 @@ func TestHTTP2Flags(t *testing.T) {
 		{name: "default", wantProto: "HTTP/2.0"},
 		{name: "ping settings", args: []string{"--http2-read-idle-timeout", "5s", "--http2-ping-timeout", "2s"}, wantProto: "HTTP/2.0"},
 		{name: "disable-http2", args: []string{"--disable-http2"}, wantProto: "HTTP/1.1"},
-		{name: "zero read idle", args: []string{"--http2-read-idle-timeout", "0s"}, wantCode: exitUsage, wantErr: "--http2-read-idle-timeout 0s: must be positive"},
-		{name: "negative ping timeout", args: []string{"--http2-ping-timeout", "-1s"}, wantCode: exitUsage, wantErr: "--http2-ping-timeout -1s: must be positive"},
+		{name: "zero read idle", args: []string{"--http2-read-idle-timeout", "0s"}, wantCode: base.ExitUsage, wantErr: "--http2-read-idle-timeout 0s: must be positive"},
+		{name: "negative ping timeout", args: []string{"--http2-ping-timeout", "-1s"}, wantCode: base.ExitUsage, wantErr: "--http2-ping-timeout -1s: must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,7 +48,7 @@ func TestHTTP2Flags(t *testing.T) {
 			srv.StartTLS()
 			defer srv.Close()
 			args := append([]string{"watch", "--node", node1, "--max-events", "1",
-				"--server", srv.URL, "--certificate-authority", api.caFile, "--token", testToken}, tt.args...)
+				"--server", srv.URL, "--certificate-authority", api.caFile, "--token", clitest.Token}, tt.args...)
 			r := run(t, args...)
 			if r.code != tt.wantCode {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, tt.wantCode, r.stderr)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/cborwire"
 )
@@ -15,7 +16,7 @@ import (
 // CBOR: the curl line shows the Accept header sent, and each body is a hex
 // dump under a line naming the self-describe tag, never raw binary.
 func TestVerboseCBOR(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	pod := fmt.Sprintf(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"default","uid":"u","resourceVersion":"5"},"spec":{"nodeName":%q,"containers":[{"name":"c","image":"i"}]},"status":{}}`, node1)
 	list, err := cborwire.EncodeJSON([]byte(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[` + pod + `]}`))
 	if err != nil {

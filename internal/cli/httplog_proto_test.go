@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
@@ -75,7 +76,7 @@ func startProtobufAPI(t *testing.T) *protobufAPI {
 // list's envelope and item count, the watch's first frame), never raw
 // binary.
 func TestVerboseProtobuf(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	a := startProtobufAPI(t)
 	list, raw, frame := a.list, a.raw, a.frame
 	r := mustRun(t, "watch", "--server", a.srv.URL, "--node", node1, "--content-type", "protobuf", "--watch-list=false", "--max-events", "1", "-v", "9")
@@ -101,7 +102,7 @@ func TestVerboseProtobuf(t *testing.T) {
 // trace in JSON lines: each event carries its frame's prefix and envelope,
 // the list's end its envelope, and the summary the watch bytes per event.
 func TestTraceProtobuf(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	a := startProtobufAPI(t)
 	file := filepath.Join(t.TempDir(), "trace.jsonl")
 	mustRun(t, "watch", "--server", a.srv.URL, "--node", node1, "--content-type", "protobuf", "--watch-list=false", "--max-events", "1",

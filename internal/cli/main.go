@@ -5,39 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
-	"time"
 
-	"github.com/podwatch/podwatch/internal/term"
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/benchcmd"
+	"github.com/podwatch/podwatch/internal/cli/checkcmd"
+	"github.com/podwatch/podwatch/internal/cli/diffcmd"
+	"github.com/podwatch/podwatch/internal/cli/probecmd"
+	"github.com/podwatch/podwatch/internal/cli/proxycmd"
+	"github.com/podwatch/podwatch/internal/cli/recordcmd"
+	"github.com/podwatch/podwatch/internal/cli/servecmd"
+	"github.com/podwatch/podwatch/internal/cli/versioncmd"
+	"github.com/podwatch/podwatch/internal/cli/watchcmd"
 )
 
-// Exit statuses.
-const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
-)
-
-// Env is what the command takes from its process. The zero value of every
-// field but Stdout and Stderr means the real process; tests fill them in.
-type Env struct {
-	Stdout, Stderr io.Writer
-	// Now stamps kubernetes.io/config.seen; a fixed clock keeps output stable.
-	// Default time.Now.
-	Now func() time.Time
-	// Hostname gives the default --node, lowercased as the kubelet does.
-	// Default os.Hostname.
-	Hostname func() (string, error)
-	// StderrIsTerminal says whether progress may be drawn on Stderr. Default:
-	// Stderr is an *os.File on a terminal.
-	StderrIsTerminal func() bool
-	// Wall is the wall clock a replay's clock runs over (watch --replay);
-	// tests record through it what a replay asks of the wall clock.
-	// Default rest.WallClock.
-	Wall rest.TimerClock
-}
+// Env is what the command takes from its process (base.Env, which the
+// commands are given). The zero value of every field but Stdout and Stderr
+// means the real process; tests fill them in.
+type Env base.Env
 
 // Main runs the command line args (without the program name) with the real
 // process's environment and the given streams, and returns the exit status.
@@ -49,61 +33,30 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // Run is Main with e's environment.
 func (e Env) Run(ctx context.Context, args []string) int {
-	e = e.withDefaults()
-	err := e.dispatch(ctx, args)
-	var ue *usageError
-	var se statusError
+	env := base.Env(e).WithDefaults()
+	err := dispatch(ctx, env, args)
+	var ue *base.UsageError
+	var se base.StatusError
 	switch {
 	case err == nil:
-		return exitOK
-	case errors.Is(err, errHelp):
-		return exitOK
+		return base.ExitOK
+	case errors.Is(err, base.ErrHelp):
+		return base.ExitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(e.Stderr, "podwatch: %v\n", ue)
-		if ue.cmd != "" {
-			fmt.Fprintf(e.Stderr, "Run 'podwatch %s --help' for usage.\n", ue.cmd)
+		fmt.Fprintf(env.Stderr, "podwatch: %v\n", ue)
+		if ue.Cmd != "" {
+			fmt.Fprintf(env.Stderr, "Run 'podwatch %s --help' for usage.\n", ue.Cmd)
 		} else {
-			fmt.Fprintln(e.Stderr, "Run 'podwatch --help' for usage.")
+			fmt.Fprintln(env.Stderr, "Run 'podwatch --help' for usage.")
 		}
-		return exitUsage
+		return base.ExitUsage
 	case errors.As(err, &se):
-		fmt.Fprintf(e.Stderr, "podwatch: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(env.Stderr, "podwatch: %s\n", base.OneLine(err.Error()))
 		return se.ExitStatus()
 	default:
-		fmt.Fprintf(e.Stderr, "podwatch: %s\n", oneLine(err.Error()))
-		return exitError
+		fmt.Fprintf(env.Stderr, "podwatch: %s\n", base.OneLine(err.Error()))
+		return base.ExitError
 	}
-}
-
-func (e Env) withDefaults() Env {
-	if e.Stdout == nil {
-		e.Stdout = io.Discard
-	}
-	if e.Stderr == nil {
-		e.Stderr = io.Discard
-	}
-	if e.Now == nil {
-		e.Now = time.Now
-	}
-	if e.Hostname == nil {
-		e.Hostname = os.Hostname
-	}
-	if e.Wall == nil {
-		e.Wall = rest.WallClock
-	}
-	if e.StderrIsTerminal == nil {
-		w := e.Stderr
-		e.StderrIsTerminal = func() bool {
-			f, ok := w.(*os.File)
-			return ok && term.IsTerminal(f)
-		}
-	}
-	return e
-}
-
-// oneLine keeps an error to the one line the command promises.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 const topUsage = `podwatch watches the pods bound to a node the way a kubelet does.
@@ -123,37 +76,37 @@ Usage:
 Run 'podwatch COMMAND --help' for a command's flags.
 `
 
-func (e Env) dispatch(ctx context.Context, args []string) error {
+func dispatch(ctx context.Context, e base.Env, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(e.Stderr, topUsage)
-		return &usageError{msg: "no command given"}
+		return base.Usagef("", "no command given")
 	}
 	switch cmd, cmdArgs := args[0], args[1:]; cmd {
 	case "watch":
-		return e.watchCmd(ctx, cmdArgs)
+		return watchcmd.Run(ctx, e, cmdArgs)
 	case "record":
-		return e.recordCmd(ctx, cmdArgs)
+		return recordcmd.Run(ctx, e, cmdArgs)
 	case "serve":
-		return e.serveCmd(ctx, cmdArgs)
+		return servecmd.Run(ctx, e, cmdArgs)
 	case "version":
-		return e.versionCmd(cmdArgs)
+		return versioncmd.Run(ctx, e, cmdArgs)
 	case "bench":
-		return e.benchCmd(ctx, cmdArgs)
+		return benchcmd.Run(ctx, e, cmdArgs)
 	case "proxy":
-		return e.proxyCmd(ctx, cmdArgs)
+		return proxycmd.Run(ctx, e, cmdArgs)
 	case "check":
-		return e.checkCmd(ctx, cmdArgs)
+		return checkcmd.Run(ctx, e, cmdArgs)
 	case "diff":
-		return e.diffCmd(ctx, cmdArgs)
+		return diffcmd.Run(ctx, e, cmdArgs)
 	case "probe":
-		return e.probeCmd(ctx, cmdArgs)
+		return probecmd.Run(ctx, e, cmdArgs)
 	case "help", "-h", "-help", "--help":
 		if len(cmdArgs) > 0 && cmdArgs[0] != "help" {
-			return e.dispatch(ctx, []string{cmdArgs[0], "--help"})
+			return dispatch(ctx, e, []string{cmdArgs[0], "--help"})
 		}
 		fmt.Fprint(e.Stdout, topUsage)
-		return errHelp
+		return base.ErrHelp
 	default:
-		return &usageError{msg: fmt.Sprintf("unknown command %q", cmd)}
+		return base.Usagef("", "unknown command %q", cmd)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 )
 
 // peakMemoryBound is what the command may hold at its peak against an
@@ -24,7 +26,7 @@ const peakMemoryBound = 256 << 20
 // from a list, keeps running, exits 0 on SIGINT, and its peak resident set
 // (VmHWM while running, Maxrss after exit) stays under peakMemoryBound.
 func TestEndlessFrameMemory(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	m := startMisbehavingServer(t, endlessFrame)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -32,7 +34,7 @@ func TestEndlessFrameMemory(t *testing.T) {
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/podwatch/podwatch/cmd/podwatch").CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/podwatch: %v\n%s", err, out)
 	}
-	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	stdout, stderr := clitest.NewSyncBuffer(), clitest.NewSyncBuffer()
 	cmd := exec.CommandContext(ctx, bin, append([]string{"watch"}, m.args()...)...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
@@ -42,9 +44,9 @@ func TestEndlessFrameMemory(t *testing.T) {
 	go func() { exited <- cmd.Wait() }()
 	for _, w := range []func() error{
 		func() error {
-			return waitInOrder(stderr, []string{"longer than the 16777216-byte limit", "listing instead"})
+			return stderr.WaitInOrder([]string{"longer than the 16777216-byte limit", "listing instead"})
 		},
-		func() error { return stdout.waitFor("pod-b") },
+		func() error { return stdout.WaitFor("pod-b") },
 	} {
 		if err := w(); err != nil {
 			cmd.Process.Kill()
@@ -61,9 +63,9 @@ func TestEndlessFrameMemory(t *testing.T) {
 		if err != nil {
 			t.Fatalf("after SIGINT: %v, want exit 0\nstderr:\n%s", err, stderr)
 		}
-	case <-time.After(testWait):
+	case <-time.After(clitest.Wait):
 		cmd.Process.Kill()
-		t.Fatalf("still running %v after SIGINT", testWait)
+		t.Fatalf("still running %v after SIGINT", clitest.Wait)
 	}
 	maxRSS := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
 	t.Logf("peak resident memory against an endless frame: VmHWM %d MiB, Maxrss %d MiB (bound %d MiB)", hwm>>20, maxRSS>>20, peakMemoryBound>>20)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/apiwire"
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/fault"
 )
 
@@ -180,7 +181,7 @@ func (m *misbehavingServer) write(w http.ResponseWriter, r *http.Request, f *fau
 // wrong, syncs where the server lets it, never prints the token, and exits 0
 // on Ctrl-C.
 func TestKeepsGoing(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	for _, tc := range []struct {
 		mode  string
 		flags []string
@@ -199,13 +200,13 @@ func TestKeepsGoing(t *testing.T) {
 			m := startMisbehavingServer(t, tc.mode)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			stdout, stderr := newSyncBuffer(), newSyncBuffer()
+			stdout, stderr := clitest.NewSyncBuffer(), clitest.NewSyncBuffer()
 			waited := make(chan error, 2)
 			go func() {
 				defer cancel()
-				waited <- waitInOrder(stderr, tc.stderr)
+				waited <- stderr.WaitInOrder(tc.stderr)
 				if tc.synced {
-					waited <- stdout.waitFor("pod-b")
+					waited <- stdout.WaitFor("pod-b")
 				}
 			}()
 			args := append(append([]string{"watch", "-v", "8"}, m.args()...), tc.flags...)
@@ -238,32 +239,4 @@ func TestKeepsGoing(t *testing.T) {
 			}
 		})
 	}
-}
-
-// waitInOrder waits for each of subs on b, the next after the last found.
-func waitInOrder(b *syncBuffer, subs []string) error {
-	deadline := time.After(testWait)
-	for i := 0; i < len(subs); {
-		s := b.String()
-		at := 0
-		ok := true
-		for j := 0; j <= i && ok; j++ {
-			k := strings.Index(s[at:], subs[j])
-			ok = k >= 0
-			at += k + len(subs[j])
-		}
-		if ok {
-			i++
-			continue
-		}
-		b.mu.Lock()
-		ch := b.changed
-		b.mu.Unlock()
-		select {
-		case <-ch:
-		case <-deadline:
-			return fmt.Errorf("stderr never held %q in that order", subs)
-		}
-	}
-	return nil
 }

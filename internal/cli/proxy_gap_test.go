@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/trace"
 )
 
@@ -34,7 +35,7 @@ func TestProxyGapAudit(t *testing.T) {
 		{fixturePath("watch-list"), "gone:on=watch,nth=2", []string{"--watch-list=true"}, []string{trace.MissedDeleted}},
 	} {
 		t.Run(filepath.Base(tc.fixture)+"/"+tc.fault, func(t *testing.T) {
-			isolate(t)
+			clitest.Isolate(t)
 			server, _ := serveFixture(t, tc.fixture, "--speed", "0", "--fault", tc.fault)
 			dir := t.TempDir()
 			proxyFile, clientFile := filepath.Join(dir, "proxy.jsonl"), filepath.Join(dir, "client.jsonl")
@@ -113,7 +114,7 @@ func missedSteps(t *testing.T, file string) []missedStep {
 func watchUntilRelisted(t *testing.T, file string, args ...string) func() {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	stdout, stderr := clitest.NewSyncBuffer(), clitest.NewSyncBuffer()
 	done := make(chan int, 1)
 	go func() { done <- testEnv(stdout, stderr).Run(ctx, args) }()
 	var once sync.Once
@@ -122,8 +123,8 @@ func watchUntilRelisted(t *testing.T, file string, args ...string) func() {
 			cancel()
 			select {
 			case <-done:
-			case <-time.After(testWait):
-				t.Errorf("watch did not stop within %s", testWait)
+			case <-time.After(clitest.Wait):
+				t.Errorf("watch did not stop within %s", clitest.Wait)
 			}
 		})
 	}
@@ -133,11 +134,11 @@ func watchUntilRelisted(t *testing.T, file string, args ...string) func() {
 		i := slices.IndexFunc(steps, func(s missedStep) bool { return s.Missed != nil })
 		return i >= 0 && slices.ContainsFunc(steps[i:], func(s missedStep) bool { return s.Push != nil })
 	}
-	deadline := time.After(testWait)
+	deadline := time.After(clitest.Wait)
 	for !relisted() {
 		select {
 		case <-deadline:
-			t.Fatalf("no relist with a missed step within %s; stderr:\n%s", testWait, stderr)
+			t.Fatalf("no relist with a missed step within %s; stderr:\n%s", clitest.Wait, stderr)
 		case code := <-done:
 			t.Fatalf("watch ended (exit %d) before its relist; stderr:\n%s", code, stderr)
 		case <-time.After(20 * time.Millisecond):
@@ -146,14 +147,14 @@ func watchUntilRelisted(t *testing.T, file string, args ...string) func() {
 	return stop
 }
 
-// waitFor polls cond until it holds, failing the test after testWait.
+// waitFor polls cond until it holds, failing the test after clitest.Wait.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(testWait)
+	deadline := time.After(clitest.Wait)
 	for !cond() {
 		select {
 		case <-deadline:
-			t.Fatalf("%s: not within %s", what, testWait)
+			t.Fatalf("%s: not within %s", what, clitest.Wait)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -162,7 +163,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // TestProxyStall: a client's watch through the proxy that goes silent past
 // --stall-after is told as a stall, naming the client.
 func TestProxyStall(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.(http.Flusher).Flush()
@@ -173,7 +174,7 @@ func TestProxyStall(t *testing.T) {
 	// The stall check measures silences on the trace's clock: the wall's.
 	onWall := func(e *Env) { e.Now = time.Now }
 	p := startProxyEnv(t, onWall, "--server", up.URL, "--listen", "127.0.0.1:0", "--trace-file", file, "--trace-format", "json", "--stall-after", "100ms")
-	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	ctx, cancel := context.WithTimeout(context.Background(), clitest.Wait)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.url+"/api/v1/pods?watch=true&resourceVersion=10&timeoutSeconds=600", nil)
 	req.Header.Set("User-Agent", "kubelet/v1.35")

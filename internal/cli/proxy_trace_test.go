@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/fixture"
 )
 
@@ -57,7 +58,7 @@ type tracedStep struct {
 // steps named, their events are never the other's, and what their requests
 // reveal (relist, resume, watch list, backoff) is told as theirs.
 func TestProxyTrace(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	const token = "upstream-token-0815"
 	server, ca := startTLSUpstream(t, httptest.NewUnstartedServer(http.HandlerFunc(scriptedUpstream)))
 	file, page := filepath.Join(t.TempDir(), "trace.jsonl"), filepath.Join(t.TempDir(), "trace.html")
@@ -141,7 +142,7 @@ func TestProxyTrace(t *testing.T) {
 // TestProxyRecord: each client's exchanges go to a fixture of its own, only
 // the filtered paths, with no credential, in a form the replay loads.
 func TestProxyRecord(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	const token = "upstream-token-1234"
 	server, ca := startTLSUpstream(t, httptest.NewUnstartedServer(http.HandlerFunc(scriptedUpstream)))
 	dir := t.TempDir()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/cborwire"
 )
@@ -49,7 +50,7 @@ func cborWire(t *testing.T) (*httptest.Server, []byte) {
 // the recording replays to JSON, protobuf and CBOR clients as the live
 // watch ran.
 func TestRecordCBORThenReplay(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	srv, sent := cborWire(t)
 	dir := t.TempDir()
 	watch := []string{"--node", "node-a", "--max-events", "4"}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/cli/base"
 )
 
 // An --out that cannot be written is refused before the first request, not
@@ -24,7 +26,7 @@ func TestRecordRefusesAnUnwritableOutFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := run(t, "record", "--server", hs.URL, "--node", "n", "--max-events", "1", "--out", filepath.Join(file, "fixture"))
-	if r.code != exitError || !strings.Contains(r.stderr, "--out "+filepath.Join(file, "fixture")) || !strings.Contains(r.stderr, "not a directory") {
+	if r.code != base.ExitError || !strings.Contains(r.stderr, "--out "+filepath.Join(file, "fixture")) || !strings.Contains(r.stderr, "not a directory") {
 		t.Fatalf("exit %d, stderr %q: want exit 1 naming --out and why", r.code, r.stderr)
 	}
 	if n := requests.Load(); n != 0 {

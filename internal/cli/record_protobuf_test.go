@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/fixture"
 )
 
@@ -46,7 +47,7 @@ func protobufWire(t *testing.T) (*httptest.Server, *fixture.Recording) {
 // podwatch record --content-type protobuf keeps the protobuf wire as it
 // came, and the recording replays to a JSON client as the live watch ran.
 func TestRecordProtobufThenReplay(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	srv, sent := protobufWire(t)
 	dir := t.TempDir()
 	watch := []string{"--node", "node-a", "--watch-list=false", "--max-events", "3"}

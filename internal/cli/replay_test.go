@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/fixture"
 )
 
@@ -46,10 +48,10 @@ func loadFixture(t *testing.T, dir string) (*fixture.Recording, []byte) {
 }
 
 func TestRecord(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	dir, api := recordFixture(t)
 	rec, data := loadFixture(t, dir)
-	for _, secret := range []string{testToken, "Authorization", "Bearer"} {
+	for _, secret := range []string{clitest.Token, "Authorization", "Bearer"} {
 		if strings.Contains(string(data), secret) {
 			t.Fatalf("the fixture holds %q", secret)
 		}
@@ -76,7 +78,7 @@ func TestRecord(t *testing.T) {
 // TestReplay replays recorded fixtures inside the process: the output is
 // the one the live watch printed, and the command ends by itself.
 func TestReplay(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	watchList, _ := recordFixture(t)
 	paged, _ := recordFixture(t, "--watch-list=false", "--chunk-size", "1")
 	if rec, _ := loadFixture(t, paged); len(rec.Exchanges) != 3 {
@@ -113,7 +115,7 @@ func TestReplay(t *testing.T) {
 // recording and prints what a JSON client prints, equal as JSON: CBOR
 // keeps no member order (the apiserver's own varies from item to item).
 func TestReplayCBOR(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	watchList, _ := recordFixture(t)
 	paged, _ := recordFixture(t, "--watch-list=false", "--chunk-size", "1")
 	for _, tt := range []struct {
@@ -155,7 +157,7 @@ func jsonLines(t *testing.T, out string) []any {
 }
 
 func TestReplayFailures(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	dir, _ := recordFixture(t)
 	tests := []struct {
 		name string
@@ -167,14 +169,14 @@ func TestReplayFailures(t *testing.T) {
 	// A node the recording holds no pods for is refused before the first
 	// request: the fixture server would answer every retry with a 400.
 	r := run(t, "watch", "--replay", dir, "--node", "node-9")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "no pods for /api/v1/pods fieldSelector=spec.nodeName=node-9, only for /api/v1/pods fieldSelector=spec.nodeName=") {
-		t.Fatalf("--node node-9: exit %d, want %d naming both scopes; stderr:\n%s", r.code, exitUsage, r.stderr)
+	if r.code != base.ExitUsage || !strings.Contains(r.stderr, "no pods for /api/v1/pods fieldSelector=spec.nodeName=node-9, only for /api/v1/pods fieldSelector=spec.nodeName=") {
+		t.Fatalf("--node node-9: exit %d, want %d naming both scopes; stderr:\n%s", r.code, base.ExitUsage, r.stderr)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(t, append([]string{"watch"}, tt.args...)...)
-			if r.code != exitError {
-				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitError, r.stderr)
+			if r.code != base.ExitError {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, base.ExitError, r.stderr)
 			}
 			if strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, tt.want) {
 				t.Fatalf("stderr: got %q, want one line saying %q", r.stderr, tt.want)
@@ -185,16 +187,16 @@ func TestReplayFailures(t *testing.T) {
 
 // TestServe serves a recorded fixture and watches it as a cluster.
 func TestServe(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	dir, _ := recordFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	stdout, stderr := clitest.NewSyncBuffer(), clitest.NewSyncBuffer()
 	served := make(chan int, 1)
 	go func() {
 		served <- testEnv(stdout, stderr).Run(ctx, []string{"serve", dir, "--addr", "127.0.0.1:0", "--speed", "0"})
 	}()
-	if err := stderr.waitFor(" on http://"); err != nil {
+	if err := stderr.WaitFor(" on http://"); err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`on (http://[0-9.:]+)\n`).FindStringSubmatch(stderr.String())
@@ -205,7 +207,7 @@ func TestServe(t *testing.T) {
 
 	r := mustRun(t, "watch", "--server", url, "--node", node1, "--max-events", node1Count)
 	checkGolden(t, "text.golden", r.stdout)
-	if err := stderr.waitFor("every recorded exchange has been played"); err != nil {
+	if err := stderr.WaitFor("every recorded exchange has been played"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -225,8 +227,8 @@ func TestServe(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("serve: exit %d, want 0; stderr:\n%s", code, stderr)
 		}
-	case <-time.After(testWait):
-		t.Fatalf("serve did not stop within %s", testWait)
+	case <-time.After(clitest.Wait):
+		t.Fatalf("serve did not stop within %s", clitest.Wait)
 	}
 	if !strings.Contains(stderr.String(), "no recorded exchange matched GET /api/v1/nodes") {
 		t.Fatalf("serve did not report the unmatched request:\n%s", stderr)

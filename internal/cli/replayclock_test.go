@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/fixture"
 	"github.com/podwatch/podwatch/internal/replayclock"
 	"github.com/podwatch/podwatch/rest"
@@ -45,7 +46,7 @@ const stallPause = 3 * time.Second
 // wall.
 func runOnWall(t *testing.T, wall *replayclock.Recorder, args ...string) result {
 	t.Helper()
-	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	stdout, stderr := clitest.NewSyncBuffer(), clitest.NewSyncBuffer()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	env := testEnv(stdout, stderr)
@@ -59,10 +60,10 @@ func runOnWall(t *testing.T, wall *replayclock.Recorder, args ...string) result 
 			t.Fatalf("podwatch %s: exit %d, want 0\nstderr:\n%s", strings.Join(args, " "), code, r.stderr)
 		}
 		return r
-	case <-time.After(testWait):
+	case <-time.After(clitest.Wait):
 		cancel()
 		<-done
-		t.Fatalf("podwatch %s did not end within %s\nstderr:\n%s", strings.Join(args, " "), testWait, stderr)
+		t.Fatalf("podwatch %s did not end within %s\nstderr:\n%s", strings.Join(args, " "), clitest.Wait, stderr)
 		return result{}
 	}
 }
@@ -118,7 +119,7 @@ func near(a, b time.Duration, n int) bool {
 // wait on the wall clock; the replay's time moves by exactly those waits
 // and that stall.
 func TestReplayAtSpeedZeroAsksNoWallClockWait(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	wall := replayclock.NewRecorder(rest.WallClock)
 	file := filepath.Join(t.TempDir(), "trace.json")
 	args := append([]string{"watch", "--replay", lifecycleFixture, "--speed", "0", "-v", "6",
@@ -149,7 +150,7 @@ func TestReplayAtSpeedZeroAsksNoWallClockWait(t *testing.T) {
 // of the client's waits (every backoff, the Retry-After) is asked of the
 // wall clock divided by 20, never whole.
 func TestReplayAtSpeedScalesItsWaits(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	const speed = 20
 	wall := replayclock.NewRecorder(rest.WallClock)
 	file := filepath.Join(t.TempDir(), "trace.json")
@@ -177,7 +178,7 @@ func TestReplayAtSpeedScalesItsWaits(t *testing.T) {
 // --speed 0 twice: the text traces are the same, times included (how the
 // kernel cut the bodies into reads aside, as the golden traces do).
 func TestReplayAtSpeedZeroTracesAlike(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	var traces []string
 	for range 2 {
 		got, _ := replayTrace(t, "lifecycle", sevenFaults...)
@@ -196,7 +197,7 @@ func TestReplayAtSpeedZeroTracesAlike(t *testing.T) {
 // moment are asked of the same clock, each scaled down to within the
 // recording's length divided by 20.
 func TestReplayServerPacesOnTheClock(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	const speed = 20
 	rec, err := fixture.Load(lifecycleFixture)
 	if err != nil {

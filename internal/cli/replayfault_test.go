@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 )
 
 const lifecycleFixture = "../../testdata/fixtures/lifecycle"
@@ -51,7 +54,7 @@ func podsOf(t *testing.T, line string) []string {
 // with faults on its watches and lists: podwatch recovers, and its last
 // snapshot is the one of the clean replay.
 func TestReplayWithFaultsEndsInTheSameState(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	base := []string{"watch", "--replay", lifecycleFixture, "--speed", "0", "--mode", "snapshot", "-o", "json"}
 	clean := lastLine(t, mustRun(t, base...).stdout)
 	if !strings.Contains(clean, `"web-4"`) {
@@ -73,7 +76,7 @@ func TestReplayWithFaultsEndsInTheSameState(t *testing.T) {
 }
 
 func TestReplayFaultFlagErrors(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	for _, tc := range []struct{ args, want string }{
 		{"--fault explode", `unknown kind "explode"`},
 		{"--fault cut:events=x", "events"},
@@ -90,32 +93,32 @@ func TestReplayFaultFlagErrors(t *testing.T) {
 // a client that trusts its certificate, and a replay over it prints what the
 // clear HTTP/1.1 one prints.
 func TestReplayOverHTTP2(t *testing.T) {
-	isolate(t)
-	fs, err := startFixtureServer("127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	clitest.Isolate(t)
+	fs, err := base.StartServer("127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(r.Proto))
 	}), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer fs.close()
+	defer fs.Close()
 	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(fs.caPEM) {
+	if !pool.AppendCertsFromPEM(fs.CA()) {
 		t.Fatalf("the replay's certificate does not parse")
 	}
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
-	req, _ := http.NewRequestWithContext(context.Background(), "GET", fs.url()+"/api/v1/pods", nil)
+	req, _ := http.NewRequestWithContext(context.Background(), "GET", fs.URL()+"/api/v1/pods", nil)
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("GET over TLS: %v", err)
 	}
 	resp.Body.Close()
-	if resp.Proto != "HTTP/2.0" || !strings.HasPrefix(fs.url(), "https://") {
-		t.Fatalf("served %s at %s, want HTTP/2.0 over https", resp.Proto, fs.url())
+	if resp.Proto != "HTTP/2.0" || !strings.HasPrefix(fs.URL(), "https://") {
+		t.Fatalf("served %s at %s, want HTTP/2.0 over https", resp.Proto, fs.URL())
 	}
 
-	base := []string{"watch", "--replay", lifecycleFixture, "--speed", "0", "-o", "json"}
-	clear := mustRun(t, base...).stdout
-	overTLS := mustRun(t, append(base, "--http2")...).stdout
+	args := []string{"watch", "--replay", lifecycleFixture, "--speed", "0", "-o", "json"}
+	clear := mustRun(t, args...).stdout
+	overTLS := mustRun(t, append(args, "--http2")...).stdout
 	if clear != overTLS {
 		t.Fatalf("replay over HTTP/2 printed\n%s\nwant what the HTTP/1.1 replay printed\n%s", overTLS, clear)
 	}
@@ -124,17 +127,17 @@ func TestReplayOverHTTP2(t *testing.T) {
 // TestServeOverHTTP2 serves a recorded fixture over TLS with --http2 and
 // watches it as a cluster that has a CA of its own.
 func TestServeOverHTTP2(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	dir, _ := recordFixture(t)
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	stdout, stderr := clitest.NewSyncBuffer(), clitest.NewSyncBuffer()
 	served := make(chan int, 1)
 	go func() {
 		served <- testEnv(stdout, stderr).Run(ctx, []string{"serve", dir, "--speed", "0", "--http2", "--ca-out", ca})
 	}()
-	if err := stderr.waitFor("--certificate-authority " + ca); err != nil {
+	if err := stderr.WaitFor("--certificate-authority " + ca); err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`on (https://[0-9.:]+)\n`).FindStringSubmatch(stderr.String())
@@ -149,7 +152,7 @@ func TestServeOverHTTP2(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("serve: exit %d, want 0; stderr:\n%s", code, stderr)
 		}
-	case <-time.After(testWait):
-		t.Fatalf("serve did not stop within %s", testWait)
+	case <-time.After(clitest.Wait):
+		t.Fatalf("serve did not stop within %s", clitest.Wait)
 	}
 }

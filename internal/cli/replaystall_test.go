@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/replayclock"
 	"github.com/podwatch/podwatch/rest"
 )
@@ -66,7 +67,7 @@ const firstEventBytes = 2070
 // after the one before, all without a wait asked of the wall clock. Two
 // runs trace the same, times included.
 func TestReplayStallAtSpeedZero(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	const pause = 3 * time.Second
 	var traces []string
 	for run := range 2 {
@@ -113,7 +114,7 @@ func TestReplayStallAtSpeedZero(t *testing.T) {
 // watchdog's backstop on the wall clock is its length, minutes: the test
 // ends long before.)
 func TestReplayWatchdogAtSpeedZero(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	wall := replayclock.NewRecorder(rest.WallClock)
 	trace := replayOnWall(t, wall, firstWatchStalled("20m")...)
 	if waits := wall.Waits(); len(waits) != 0 {

@@ -9,27 +9,29 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 )
 
 // serveFixture runs podwatch serve with args and returns its URL and stderr;
 // the server stops when the test ends.
-func serveFixture(t *testing.T, args ...string) (string, *syncBuffer) {
+func serveFixture(t *testing.T, args ...string) (string, *clitest.SyncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stderr := newSyncBuffer()
+	stderr := clitest.NewSyncBuffer()
 	served := make(chan int, 1)
 	go func() {
-		served <- testEnv(newSyncBuffer(), stderr).Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...))
+		served <- testEnv(clitest.NewSyncBuffer(), stderr).Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...))
 	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
 		case <-served:
-		case <-time.After(testWait):
-			t.Errorf("serve did not stop within %s", testWait)
+		case <-time.After(clitest.Wait):
+			t.Errorf("serve did not stop within %s", clitest.Wait)
 		}
 	})
-	if err := stderr.waitFor(" on http://"); err != nil {
+	if err := stderr.WaitFor(" on http://"); err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`on (http://[0-9.:]+)\n`).FindStringSubmatch(stderr.String())
@@ -58,11 +60,11 @@ func TestServeSaysHowTheFixtureWasRecorded(t *testing.T) {
 // recorded changes, the watch from before the recorded compaction gets a 410,
 // and the relist gets the state after it. The recording reaches it 8.2 s in.
 func TestServedFixtureReachesItsFinalStateForADefaultWatch(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	url, _ := serveFixture(t, lifecycleFixture)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	stdout, stderr := clitest.NewSyncBuffer(), clitest.NewSyncBuffer()
 	done := make(chan int, 1)
 	go func() {
 		done <- testEnv(stdout, stderr).Run(ctx, []string{"watch", "--server", url, "--node", "node-a"})
@@ -80,8 +82,8 @@ func TestServedFixtureReachesItsFinalStateForADefaultWatch(t *testing.T) {
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(testWait):
-		t.Fatalf("watch did not stop within %s", testWait)
+	case <-time.After(clitest.Wait):
+		t.Fatalf("watch did not stop within %s", clitest.Wait)
 	}
 }
 
@@ -91,7 +93,7 @@ func TestServedFixtureReachesItsFinalStateForADefaultWatch(t *testing.T) {
 // event and the end of its body.
 func TestServeSimulate(t *testing.T) {
 	url, _ := serveFixture(t, "--simulate", "--seed", "7")
-	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	ctx, cancel := context.WithTimeout(context.Background(), clitest.Wait)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", url+"/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=60", nil)
 	resp, err := http.DefaultClient.Do(req)

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/trace"
 )
 
@@ -18,9 +20,9 @@ import (
 // timeoutSeconds, and the event moved the server past it, so its next
 // bookmark is due only about a minute on. The summary counts it.
 func TestReplayStallFault(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	tracePath := filepath.Join(t.TempDir(), "trace.jsonl")
-	stdout, stderr := newSyncBuffer(), newSyncBuffer()
+	stdout, stderr := clitest.NewSyncBuffer(), clitest.NewSyncBuffer()
 	env := testEnv(stdout, stderr)
 	env.Now = time.Now // the stall check measures silences on the Tracer's clock
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -65,40 +67,18 @@ func TestReplayStallFault(t *testing.T) {
 	}
 }
 
-// TestStallAfterFlag checks the flag's default and its refusal of a
-// negative duration.
+// TestStallAfterFlag checks the flag's default, as --help tells it, and its
+// refusal of a negative duration.
 func TestStallAfterFlag(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	r := run(t, "watch", "--replay", lifecycleFixture, "--stall-after", "-1s")
 	if r.code != 2 || !strings.Contains(r.stderr, "--stall-after") {
 		t.Errorf("a negative --stall-after: exit %d, stderr %q; want 2 and the flag named", r.code, r.stderr)
 	}
-	var f traceFlags
-	c := newCommand("watch", "")
-	f.register(c)
-	if f.stallAfter != trace.DefaultStallAfter {
-		t.Errorf("default --stall-after %s, want %s", f.stallAfter, trace.DefaultStallAfter)
-	}
-}
-
-// TestStdoutClearsProgress checks that what the command prints on stdout
-// first clears a progress line drawn on stderr, as the two may share a
-// terminal.
-func TestStdoutClearsProgress(t *testing.T) {
-	stdout, stderr := newSyncBuffer(), newSyncBuffer()
-	log := newLogger(stderr, 0)
-	log.drawProgress("watching pods from rv 10")
-	if _, err := (stdoutWriter{log, stdout}).Write([]byte("ADD x\n")); err != nil {
-		t.Fatal(err)
-	}
-	if want := "\r\x1b[Kwatching pods from rv 10\r\x1b[K"; stderr.String() != want {
-		t.Errorf("stderr %q, want the line drawn then cleared: %q", stderr.String(), want)
-	}
-	if stdout.String() != "ADD x\n" {
-		t.Errorf("stdout %q", stdout.String())
-	}
-	(stdoutWriter{log, stdout}).Write([]byte("ADD y\n"))
-	if strings.Count(stderr.String(), "\r\x1b[K") != 2 {
-		t.Errorf("a line already cleared was cleared again: %q", stderr.String())
+	help := run(t, "watch", "--help").stdout
+	_, flag, _ := strings.Cut(help, "  --stall-after duration\n")
+	flag, _, _ = strings.Cut(flag, "\n")
+	if want := fmt.Sprintf("(default %s)", trace.DefaultStallAfter); !strings.HasSuffix(flag, want) {
+		t.Errorf("--stall-after in --help: %q, want its default %s", flag, want)
 	}
 }

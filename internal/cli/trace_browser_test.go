@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/trace"
 )
 
@@ -46,13 +47,13 @@ func TestTraceHTMLInBrowser(t *testing.T) {
 	}{
 		{name: "lifecycle at time 0"}, {name: "lifecycle with faults"}, {name: "1,600 events"}, {name: "watch-list at time 0"}, {name: "an empty run"},
 	}
-	pages[0].path, pages[0].events = replayPage(t, dir, "lifecycle-0.html", "lifecycle", testEnv(newSyncBuffer(), newSyncBuffer()))
-	wallClock := testEnv(newSyncBuffer(), newSyncBuffer())
+	pages[0].path, pages[0].events = replayPage(t, dir, "lifecycle-0.html", "lifecycle", testEnv(clitest.NewSyncBuffer(), clitest.NewSyncBuffer()))
+	wallClock := testEnv(clitest.NewSyncBuffer(), clitest.NewSyncBuffer())
 	wallClock.Now = time.Now
 	pages[1].path, pages[1].events = replayPage(t, dir, "lifecycle-faults.html", "lifecycle", wallClock,
 		"--fault", "500:on=list", "--fault", "cut:events=2,on=watch", "--fault", "gone-event:on=watch,nth=2", "--fault", "429:on=list,nth=3")
 	pages[2].path, pages[2].events = syntheticPage(t, dir, 1600)
-	pages[3].path, pages[3].events = replayPage(t, dir, "watch-list-0.html", "watch-list", testEnv(newSyncBuffer(), newSyncBuffer()))
+	pages[3].path, pages[3].events = replayPage(t, dir, "watch-list-0.html", "watch-list", testEnv(clitest.NewSyncBuffer(), clitest.NewSyncBuffer()))
 	pages[4].path, pages[4].events = syntheticPage(t, dir, 0)
 	for _, p := range pages {
 		for _, width := range []int{1600, 800} {
@@ -84,7 +85,7 @@ func replayPage(t *testing.T, dir, name, fixture string, env Env, faults ...stri
 	t.Helper()
 	page, js := filepath.Join(dir, name), filepath.Join(dir, name+".json")
 	args := append([]string{"watch", "--replay", fixturePath(fixture), "--speed", "0", "--trace-file", js, "--trace-format", "json", "--trace-html", page}, faults...)
-	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	ctx, cancel := context.WithTimeout(context.Background(), clitest.Wait)
 	defer cancel()
 	if code := env.Run(ctx, args); code != 0 {
 		t.Fatalf("podwatch %s: exit %d\n%s", strings.Join(args, " "), code, env.Stderr)

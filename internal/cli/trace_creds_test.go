@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 )
 
 // TestTraceNoCredentials watches over HTTP/2 with a bearer token and a
@@ -17,7 +19,7 @@ import (
 // key, while the Authorization header is traced, masked, and the HTTP/2
 // frames that carried it are there.
 func TestTraceNoCredentials(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	api := startFakeAPI(t)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(api.serve))
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
@@ -25,9 +27,9 @@ func TestTraceNoCredentials(t *testing.T) {
 	srv.StartTLS() // the same certificate as api's: api.caFile trusts it
 	defer srv.Close()
 	dir := t.TempDir()
-	cert, key, keyPEM := clientPair(t, dir)
-	secrets := append(secretsOf(keyPEM), testToken)
-	conn := []string{"--server", srv.URL, "--certificate-authority", api.caFile, "--token", testToken,
+	cert, key, keyPEM := clitest.ClientPair(t, dir)
+	secrets := append(clitest.SecretsOf(keyPEM), clitest.Token)
+	conn := []string{"--server", srv.URL, "--certificate-authority", api.caFile, "--token", clitest.Token,
 		"--client-certificate", cert, "--client-key", key, "--node", node1, "--max-events", node1Count}
 
 	page := filepath.Join(dir, "trace.html")

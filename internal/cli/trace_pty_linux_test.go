@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 )
 
 // ptyStderr opens a pseudo-terminal cols columns wide and returns its
@@ -74,13 +76,13 @@ var ansiRE = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]|\r`)
 // On a terminal the trace fits the terminal's own width, with no flag and
 // no $COLUMNS, and keeps its colours whole.
 func TestTraceFitsTheTerminal(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	t.Setenv("COLUMNS", "")
 	t.Setenv("NO_COLOR", "")
 	const cols = 90
 	terminal, written := ptyStderr(t, cols)
-	env := Env{Stdout: newSyncBuffer(), Stderr: terminal, Now: func() time.Time { return seen }}
-	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	env := Env{Stdout: clitest.NewSyncBuffer(), Stderr: terminal, Now: func() time.Time { return clitest.Seen }}
+	ctx, cancel := context.WithTimeout(context.Background(), clitest.Wait)
 	defer cancel()
 	if code := env.Run(ctx, []string{"watch", "--replay", fixturePath("lifecycle"), "--speed", "0", "--trace"}); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, written())

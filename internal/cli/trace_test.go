@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 )
 
 var bundledFixtures = []string{"lifecycle", "watch-list"}
@@ -175,7 +178,7 @@ func traceTail(s string) string {
 // TestTraceFlags checks the trace flags' refusals and that --help documents
 // the JSON schema.
 func TestTraceFlags(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	missing := filepath.Join(t.TempDir(), "no-such-dir", "trace")
 	tests := []struct {
 		name     string
@@ -183,15 +186,15 @@ func TestTraceFlags(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{"unknown format", []string{"--trace", "--trace-format", "xml"}, exitUsage, `--trace-format "xml": want text or json`},
-		{"format without a trace", []string{"--trace-format", "json"}, exitUsage, "--trace-format applies to --trace or --trace-file"},
-		{"html only takes no format", []string{"--trace-html", "x.html", "--trace-format", "json"}, exitUsage, "--trace-format applies to --trace or --trace-file"},
-		{"one file for both", []string{"--trace-file", "same", "--trace-html", "same"}, exitUsage, "--trace-file and --trace-html name the same file"},
-		{"a file that cannot be made", []string{"--trace-file", missing}, exitError, "trace: open " + missing},
-		{"a page that cannot be made", []string{"--trace-html", missing}, exitError, "trace: open " + missing},
-		{"a trace mode that is not one", []string{"--trace=loud"}, exitUsage, "want true, false or full"},
-		{"a width too narrow", []string{"--trace", "--trace-width", "30"}, exitUsage, "--trace-width 30: want 0 (never wrap) or at least 40 columns"},
-		{"a width without a trace", []string{"--trace-width", "80"}, exitUsage, "--trace-width applies to --trace or --trace-file"},
+		{"unknown format", []string{"--trace", "--trace-format", "xml"}, base.ExitUsage, `--trace-format "xml": want text or json`},
+		{"format without a trace", []string{"--trace-format", "json"}, base.ExitUsage, "--trace-format applies to --trace or --trace-file"},
+		{"html only takes no format", []string{"--trace-html", "x.html", "--trace-format", "json"}, base.ExitUsage, "--trace-format applies to --trace or --trace-file"},
+		{"one file for both", []string{"--trace-file", "same", "--trace-html", "same"}, base.ExitUsage, "--trace-file and --trace-html name the same file"},
+		{"a file that cannot be made", []string{"--trace-file", missing}, base.ExitError, "trace: open " + missing},
+		{"a page that cannot be made", []string{"--trace-html", missing}, base.ExitError, "trace: open " + missing},
+		{"a trace mode that is not one", []string{"--trace=loud"}, base.ExitUsage, "want true, false or full"},
+		{"a width too narrow", []string{"--trace", "--trace-width", "30"}, base.ExitUsage, "--trace-width 30: want 0 (never wrap) or at least 40 columns"},
+		{"a width without a trace", []string{"--trace-width", "80"}, base.ExitUsage, "--trace-width applies to --trace or --trace-file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

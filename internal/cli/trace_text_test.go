@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/podwatch/podwatch/internal/cli/clitest"
 )
 
 // replayStderr replays lifecycle at full speed with the trace on stderr (not
@@ -13,7 +15,7 @@ import (
 // decide the width.
 func replayStderr(t *testing.T, extra ...string) result {
 	t.Helper()
-	isolate(t)
+	clitest.Isolate(t)
 	t.Setenv("COLUMNS", "")
 	return mustRun(t, append([]string{"watch", "--replay", fixturePath("lifecycle"), "--speed", "0"}, extra...)...)
 }
@@ -100,7 +102,7 @@ func TestTraceWidth(t *testing.T) {
 	}
 	check("--trace-width 60", replayStderr(t, "--trace", "--trace-width", "60").stderr, 60)
 
-	isolate(t)
+	clitest.Isolate(t)
 	t.Setenv("COLUMNS", "80")
 	check("COLUMNS=80", mustRun(t, "watch", "--replay", fixturePath("lifecycle"), "--speed", "0", "--trace").stderr, 80)
 
@@ -159,10 +161,10 @@ func TestTraceWarnsOnce(t *testing.T) {
 // printed before the trace's closing lines, the reflector's stop and the
 // summary.
 func TestPodUpdatesBeforeClosingLines(t *testing.T) {
-	isolate(t)
+	clitest.Isolate(t)
 	t.Setenv("COLUMNS", "")
 	for i := range 3 {
-		both := newSyncBuffer()
+		both := clitest.NewSyncBuffer()
 		r := runCtx(t, context.Background(), both, both, "watch", "--replay", fixturePath("lifecycle"), "--speed", "0", "--trace")
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stdout)

@@ -1,0 +1,93 @@
+package base
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/podwatch/podwatch/internal/term"
+	"github.com/podwatch/podwatch/rest"
+)
+
+// Exit statuses.
+const (
+	ExitOK    = 0
+	ExitError = 1
+	ExitUsage = 2
+)
+
+// Env is what a command takes from its process. The zero value of every
+// field but Stdout and Stderr means the real process; tests fill them in.
+// Commands are given it with its defaults filled in (WithDefaults).
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Now stamps kubernetes.io/config.seen; a fixed clock keeps output stable.
+	// Default time.Now.
+	Now func() time.Time
+	// Hostname gives the default --node, lowercased as the kubelet does.
+	// Default os.Hostname.
+	Hostname func() (string, error)
+	// StderrIsTerminal says whether progress may be drawn on Stderr. Default:
+	// Stderr is an *os.File on a terminal.
+	StderrIsTerminal func() bool
+	// Wall is the wall clock a replay's clock runs over (watch --replay);
+	// tests record through it what a replay asks of the wall clock.
+	// Default rest.WallClock.
+	Wall rest.TimerClock
+}
+
+// WithDefaults is e with every field left zero set to the real process's.
+func (e Env) WithDefaults() Env {
+	if e.Stdout == nil {
+		e.Stdout = io.Discard
+	}
+	if e.Stderr == nil {
+		e.Stderr = io.Discard
+	}
+	if e.Now == nil {
+		e.Now = time.Now
+	}
+	if e.Hostname == nil {
+		e.Hostname = os.Hostname
+	}
+	if e.Wall == nil {
+		e.Wall = rest.WallClock
+	}
+	if e.StderrIsTerminal == nil {
+		w := e.Stderr
+		e.StderrIsTerminal = func() bool {
+			f, ok := w.(*os.File)
+			return ok && term.IsTerminal(f)
+		}
+	}
+	return e
+}
+
+// NodeName is the kubelet's default node name: the hostname, trimmed and
+// lowercased.
+func (e Env) NodeName() (string, error) {
+	h, err := e.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("find the node name (give --node or --all-nodes): %w", err)
+	}
+	h = strings.ToLower(strings.TrimSpace(h))
+	if h == "" {
+		return "", fmt.Errorf("the hostname is empty: give --node or --all-nodes")
+	}
+	return h, nil
+}
+
+// OneLine keeps an error to the one line the command promises.
+func OneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// Plural is one when n is 1, else many.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
