@@ -120,7 +120,7 @@ func syncedTo(t *testing.T, srv *scriptServer, rv string, opts ReflectorOptions)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	lw := NewListWatchFromClient(c, "pods", "", rest.OneTermEqualSelector("spec.nodeName", "node-a"), api.DecodePod)
+	lw := NewListWatchFromClient(c, "pods", "", rest.OneTermEqualSelector("spec.nodeName", "node-a"), api.Codec)
 	var log pushLog
 	reached := make(chan struct{})
 	var once sync.Once

@@ -123,7 +123,7 @@ func TestWatchdogRunsOnTheClientsClock(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	lw := NewListWatchFromClient(c, "pods", "", "", api.DecodePod)
+	lw := NewListWatchFromClient(c, "pods", "", "", api.Codec)
 	w, err := lw.Watch(context.Background(), WatchOptions{TimeoutSeconds: 60})
 	if err != nil {
 		t.Fatalf("Watch: %v", err)

@@ -215,7 +215,7 @@ func newConvergeRun(t *testing.T, kind string, seed uint64) *convergeRun {
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	lw := NewListWatchFromClient(client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", convergeNode), api.DecodePod)
+	lw := NewListWatchFromClient(client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", convergeNode), api.Codec)
 	lw.Limits = rest.ListLimits{MaxItemBytes: convergeFrameLimit}
 	lw.Decoder = watch.DecoderOptions{MaxFrameSize: convergeFrameLimit}
 	c.checker = model.NewChecker(c.hist, convergeNode)

@@ -93,7 +93,7 @@ func Example_configMap() {
 	if err != nil {
 		panic(err)
 	}
-	lw := cache.NewListWatchFromClient(c, "configmaps", "shop", "", DecodeConfigMap)
+	lw := cache.NewListWatchFromClient(c, "configmaps", "shop", "", meta.Codec[*ConfigMap]{JSON: DecodeConfigMap})
 	store := cache.NewUndeltaStore(func(cms []*ConfigMap, rv string) {
 		for _, cm := range cms {
 			fmt.Printf("rv %s: %s\n", rv, jsonx.Encode(cm.WriteJSON))

@@ -32,7 +32,7 @@ func ExampleReflector() {
 	if err != nil {
 		panic(err)
 	}
-	lw := cache.NewListWatchFromClient(c, "pods", "", rest.OneTermEqualSelector("spec.nodeName", "node-a"), api.DecodePod)
+	lw := cache.NewListWatchFromClient(c, "pods", "", rest.OneTermEqualSelector("spec.nodeName", "node-a"), api.Codec)
 	ctx, cancel := context.WithCancel(context.Background())
 	store := cache.NewUndeltaStore(func(pods []*api.Pod, rv string) {
 		fmt.Print("rv ", rv, ":")

@@ -186,7 +186,7 @@ func TestHTTP2PingsEndAWatchOnADeadConnection(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	lw := NewListWatchFromClient(c, "pods", "", "", api.DecodePod)
+	lw := NewListWatchFromClient(c, "pods", "", "", api.Codec)
 	lw.StallGrace = -1 // only the pings may notice the dead connection
 	// Once the client has the event, the connection dies. A long watch timeout:
 	// the server's end of the watch cannot be what ends it.

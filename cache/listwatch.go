@@ -52,17 +52,15 @@ type ListWatch[T any] struct {
 	Namespace     string
 	FieldSelector string
 	LabelSelector string
-	Decode        meta.DecodeFunc[T]
-	// DecodeProtobuf, when set, decodes the objects of protobuf answers from
-	// their messages (see watch.Decoder.WithProtobuf); unset, they are
-	// transcoded to JSON for Decode.
-	DecodeProtobuf meta.ProtobufDecodeFunc[T]
+	// Codec decodes the objects of lists and watches, in the Client's
+	// format (see meta.Codec).
+	Codec meta.Codec[T]
 	// LegacyWatchPath watches through /api/v1/watch/... instead of ?watch=true.
 	LegacyWatchPath bool
 	// Limits bound what one list item may cost.
 	Limits rest.ListLimits
 	// Decoder tunes the watch stream decoder (frame limit, raw bytes); its
-	// ContentType is always the Client's.
+	// Format is always the Client's.
 	Decoder watch.DecoderOptions
 	// StallGrace is how much longer than its timeoutSeconds a watch may go without
 	// a byte before Watch's watchdog closes it with a *StallError: over HTTP/1.1
@@ -78,8 +76,8 @@ type ListWatch[T any] struct {
 
 // NewListWatchFromClient returns a ListWatch of resource in namespace filtered by
 // fieldSelector, as a kubelet builds one for its pods.
-func NewListWatchFromClient[T any](c *rest.Client, resource, namespace, fieldSelector string, decode meta.DecodeFunc[T]) *ListWatch[T] {
-	return &ListWatch[T]{Client: c, Resource: resource, Namespace: namespace, FieldSelector: fieldSelector, Decode: decode}
+func NewListWatchFromClient[T any](c *rest.Client, resource, namespace, fieldSelector string, codec meta.Codec[T]) *ListWatch[T] {
+	return &ListWatch[T]{Client: c, Resource: resource, Namespace: namespace, FieldSelector: fieldSelector, Codec: codec}
 }
 
 func (lw *ListWatch[T]) request() *rest.Request {
@@ -120,7 +118,7 @@ func (lw *ListWatch[T]) List(ctx context.Context, opts ListOptions) (*rest.List[
 		body = wd
 	}
 	defer body.Close()
-	list, err := rest.DecodeListContentWith(body, lw.Client.ContentType(), lw.Decode, lw.DecodeProtobuf, lw.Limits)
+	list, err := rest.DecodeList(body, lw.Client.Format(), lw.Codec, lw.Limits)
 	if err != nil {
 		return nil, namedBodyError(where, err)
 	}
@@ -162,8 +160,8 @@ func (lw *ListWatch[T]) Watch(ctx context.Context, opts WatchOptions) (watch.Int
 		body = newWatchdogBody(body, where, time.Duration(opts.TimeoutSeconds)*time.Second+grace, lw.Client.Clock())
 	}
 	dopts := lw.Decoder
-	dopts.ContentType = lw.Client.ContentType()
-	d := watch.NewDecoder(body, lw.Decode, dopts).WithProtobuf(lw.DecodeProtobuf)
+	dopts.Format = lw.Client.Format()
+	d := watch.NewDecoder(body, lw.Codec, dopts)
 	return watch.NewStreamWatcher(body, d, where), nil
 }
 

@@ -31,7 +31,7 @@ func TestListWatchErrorsNameTheRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lw := NewListWatchFromClient(c, "pods", "", "", api.DecodePod)
+	lw := NewListWatchFromClient(c, "pods", "", "", api.Codec)
 	where := srv.URL + "/api/v1/pods"
 
 	_, err = lw.List(context.Background(), ListOptions{})

@@ -167,7 +167,7 @@ func TestWatchdogResumesASilentHTTP1Watch(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	lw := NewListWatchFromClient(c, "pods", "", "", api.DecodePod)
+	lw := NewListWatchFromClient(c, "pods", "", "", api.Codec)
 	lw.StallGrace = 100 * time.Millisecond
 	steps := reflectUntil(t, lw, ReflectorOptions{MinWatchTimeout: time.Second}, "2", "3")
 	se, ok := stepErr[*StallError](steps)
@@ -203,7 +203,7 @@ func TestWatchdogEndsASilentList(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	lw := NewListWatchFromClient(c, "pods", "", "", api.DecodePod)
+	lw := NewListWatchFromClient(c, "pods", "", "", api.Codec)
 	// Long enough that the good list, read on a loaded machine, never trips it.
 	lw.ListStall = time.Second
 	steps := reflectUntil(t, lw, ReflectorOptions{MinWatchTimeout: time.Second}, "1", "2")

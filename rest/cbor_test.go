@@ -11,11 +11,12 @@ import (
 
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/cborwire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 func TestCBORAcceptAndContentType(t *testing.T) {
 	// A server without CBOR that answers JSON anyway.
-	c, answer := refusesOtherFormats(t, rest.ContentTypeCBOR)
+	c, answer := refusesOtherFormats(t, wire.ContentTypeCBOR)
 	ctx := context.Background()
 	var err error
 
@@ -30,7 +31,7 @@ func TestCBORAcceptAndContentType(t *testing.T) {
 		t.Fatalf("406: got %v, want a *StatusError with the Status", err)
 	}
 
-	answer(func(w http.ResponseWriter) { w.Header().Set("Content-Type", rest.ContentTypeCBORSeq) })
+	answer(func(w http.ResponseWriter) { w.Header().Set("Content-Type", wire.ContentTypeCBORSeq) })
 	if _, err := c.Get().Resource("pods").Watch(true).Do(ctx); err != nil {
 		t.Fatalf("cbor-seq watch answer: %v", err)
 	}
@@ -40,7 +41,7 @@ func TestCBORAcceptAndContentType(t *testing.T) {
 		t.Fatal(err)
 	}
 	answer(func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", rest.ContentTypeCBOR)
+		w.Header().Set("Content-Type", wire.ContentTypeCBOR)
 		w.WriteHeader(http.StatusForbidden)
 		w.Write(status)
 	})
@@ -63,7 +64,7 @@ func TestDecodeListCBOR(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := func(b []byte) ([]byte, error) { return b, nil }
-	l, err := rest.DecodeListContent(bytes.NewReader(item), rest.ContentTypeCBOR, names, rest.ListLimits{})
+	l, err := rest.DecodeList(bytes.NewReader(item), wire.CBOR, jsonCodec(names), rest.ListLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +79,12 @@ func TestDecodeListCBOR(t *testing.T) {
 		{"too many", rest.ListLimits{MaxItems: 1}, new(*rest.TooManyItemsError)},
 		{"too large", rest.ListLimits{MaxItemBytes: 1000}, new(*rest.ItemTooLargeError)},
 	} {
-		_, err := rest.DecodeListContent(bytes.NewReader(item), rest.ContentTypeCBOR, names, tt.lim)
+		_, err := rest.DecodeList(bytes.NewReader(item), wire.CBOR, jsonCodec(names), tt.lim)
 		if !errors.As(err, tt.want) {
 			t.Errorf("%s: got %v, want a %T", tt.name, err, tt.want)
 		}
 	}
-	_, err = rest.DecodeListContent(bytes.NewReader(item[:len(item)/2]), rest.ContentTypeCBOR, names, rest.ListLimits{})
+	_, err = rest.DecodeList(bytes.NewReader(item[:len(item)/2]), wire.CBOR, jsonCodec(names), rest.ListLimits{})
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("a truncated list: got %v, want io.ErrUnexpectedEOF", err)
 	}
@@ -101,7 +102,7 @@ func FuzzDecodeListCBOR(f *testing.F) {
 		f.Add(item)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		l, err := rest.DecodeListContent(bytes.NewReader(b), rest.ContentTypeCBOR, decodeTestObj, rest.ListLimits{MaxItemBytes: 1 << 16, MaxItems: 100})
+		l, err := rest.DecodeList(bytes.NewReader(b), wire.CBOR, jsonCodec(decodeTestObj), rest.ListLimits{MaxItemBytes: 1 << 16, MaxItems: 100})
 		if err == nil && len(l.Items) > 100 {
 			t.Fatalf("%d items past the limit", len(l.Items))
 		}

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // TLSConfig says how to trust the server and how to prove who we are. For each
@@ -72,15 +74,15 @@ type Config struct {
 	// environment as NewClient finds it (see ProxyFromEnvironment).
 	Proxy func(*http.Request) (*url.URL, error)
 	// ContentType is the format every request asks for, and so the format of
-	// the bodies Do and Stream return: "" or ContentTypeJSON, or
-	// ContentTypeProtobuf, the kubelet's (DecodeListContent and the watch
-	// Decoder read it; cache.ListWatch picks them itself). With protobuf an
+	// the bodies Do and Stream return: "" or wire.ContentTypeJSON, or
+	// wire.ContentTypeProtobuf, the kubelet's (DecodeList and the watch
+	// Decoder read it, given Client.Format; cache.ListWatch does so itself). With protobuf an
 	// answer in any other format fails with a *ContentTypeError (podwatch does
 	// not fall back to JSON as the kubelet may: asking for protobuf is asking
 	// to see it), and error answers, which come in protobuf too, are read as
 	// such. Protobuf objects are read through a schema of Pod, PodList and
 	// Status (package protowire); another kind fails with a
-	// *protowire.KindError. ContentTypeCBOR (alpha in Kubernetes 1.37, behind
+	// *protowire.KindError. wire.ContentTypeCBOR (alpha in Kubernetes 1.37, behind
 	// the CBORServingAndStorage gate) works the same way; a server without
 	// it answers 406, a *StatusError. CBOR objects are read without a schema.
 	ContentType string
@@ -112,14 +114,14 @@ const defaultMaxRetries = 5
 
 // Client sends requests to one apiserver. It is safe for concurrent use.
 type Client struct {
-	base        *url.URL
-	http        *http.Client
-	userAgent   string
-	token       *tokenSource
-	timeout     time.Duration
-	maxRetries  int
-	contentType string
-	clock       Clock
+	base       *url.URL
+	http       *http.Client
+	userAgent  string
+	token      *tokenSource
+	timeout    time.Duration
+	maxRetries int
+	format     wire.Format
+	clock      Clock
 	// sleep waits d or until ctx ends; tests replace it to keep retries fast.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -131,7 +133,7 @@ func NewClient(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	contentType, err := parseContentType(cfg.ContentType)
+	format, err := parseContentType(cfg.ContentType)
 	if err != nil {
 		return nil, err
 	}
@@ -154,13 +156,13 @@ func NewClient(cfg Config) (*Client, error) {
 	c := &Client{
 		base: base,
 		// No Client.Timeout: it would also bound reading a watch body.
-		http:        &http.Client{Transport: rt},
-		userAgent:   cfg.UserAgent,
-		token:       newTokenSource(cfg.BearerToken, cfg.BearerTokenFile),
-		timeout:     cfg.Timeout,
-		maxRetries:  cfg.MaxRetries,
-		contentType: contentType,
-		clock:       clockOrWall(cfg.Clock),
+		http:       &http.Client{Transport: rt},
+		userAgent:  cfg.UserAgent,
+		token:      newTokenSource(cfg.BearerToken, cfg.BearerTokenFile),
+		timeout:    cfg.Timeout,
+		maxRetries: cfg.MaxRetries,
+		format:     format,
+		clock:      clockOrWall(cfg.Clock),
 	}
 	c.sleep = func(ctx context.Context, d time.Duration) error { return sleepOn(ctx, c.clock, d) }
 	if c.userAgent == "" {

@@ -2,40 +2,28 @@ package rest
 
 import (
 	"fmt"
-	"mime"
 	"net/http"
 
-	"github.com/podwatch/podwatch/rest/cborwire"
-	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
-// The content types a Client may ask for.
-const (
-	ContentTypeJSON     = "application/json"
-	ContentTypeProtobuf = "application/vnd.kubernetes.protobuf"
-	// ContentTypeCBOR is alpha in Kubernetes 1.37, served only with the
-	// CBORServingAndStorage feature gate; watches answer in its sequence
-	// form, ContentTypeCBORSeq.
-	ContentTypeCBOR    = "application/cbor"
-	ContentTypeCBORSeq = "application/cbor-seq"
-)
-
-// parseContentType checks Config.ContentType and returns it, "" made
-// ContentTypeJSON.
-func parseContentType(ct string) (string, error) {
-	switch ct {
-	case "", ContentTypeJSON:
-		return ContentTypeJSON, nil
-	case ContentTypeProtobuf, ContentTypeCBOR:
-		return ct, nil
+// parseContentType checks Config.ContentType: "" is JSON; otherwise one of
+// the media types a client may ask for (wire's ContentType of a Format).
+func parseContentType(ct string) (wire.Format, error) {
+	if ct == "" {
+		return wire.JSON, nil
 	}
-	return "", fmt.Errorf("rest: content type %q: want %q, %q or %q", ct, ContentTypeJSON, ContentTypeProtobuf, ContentTypeCBOR)
+	for _, f := range wire.Formats {
+		if ct == f.ContentType() {
+			return f, nil
+		}
+	}
+	return wire.JSON, fmt.Errorf("rest: content type %q: want %q, %q or %q", ct, wire.ContentTypeJSON, wire.ContentTypeProtobuf, wire.ContentTypeCBOR)
 }
 
-// ContentType is the format the Client asks lists and watches for, and so
-// the format their bodies come in: ContentTypeJSON, ContentTypeProtobuf or
-// ContentTypeCBOR (whose watches come as ContentTypeCBORSeq).
-func (c *Client) ContentType() string { return c.contentType }
+// Format is the wire format the Client asks lists and watches for, and so
+// the format their bodies come in (Config.ContentType).
+func (c *Client) Format() wire.Format { return c.format }
 
 // ContentTypeError is a 2xx answer in another format than the one asked for.
 type ContentTypeError struct {
@@ -52,45 +40,32 @@ func (e *ContentTypeError) Error() string {
 // for its format alone: the apiserver answers a watch with the stream form,
 // application/vnd.kubernetes.protobuf;stream=watch or application/cbor-seq,
 // on its own (and refuses an Accept of application/cbor-seq with 406).
-func (r *Request) accept() string { return r.c.contentType }
+func (r *Request) accept() string { return r.c.format.ContentType() }
 
 // checkContentType fails a protobuf or CBOR request answered in another
 // format. A JSON answer is not checked, as it never was: test servers and
 // proxies leave JSON unlabelled or mislabelled, and its decoder finds out
 // anyway.
 func (r *Request) checkContentType(where string, resp *http.Response) error {
-	if r.c.contentType == ContentTypeJSON {
+	if r.c.format == wire.JSON {
 		return nil
 	}
 	got := resp.Header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(got); err == nil && (mt == r.c.contentType ||
-		r.c.contentType == ContentTypeCBOR && mt == ContentTypeCBORSeq) {
+	if f, ok := wire.ParseContentType(got); ok && f == r.c.format {
 		return nil
 	}
 	return &ContentTypeError{Where: where, Asked: r.accept(), Got: got}
 }
 
 // statusBody turns a protobuf or CBOR error answer (a Status) into the
-// Status JSON the rest of the error path reads; other bodies are left as
-// they are.
+// Status JSON the rest of the error path reads; other bodies, and those
+// that do not read as their format, are left as they are.
 func statusBody(header http.Header, body []byte) []byte {
-	mt, _, err := mime.ParseMediaType(header.Get("Content-Type"))
-	if err == nil && mt == ContentTypeCBOR {
-		var t cborwire.Transcoder
-		if js, err := t.JSON(body, 0); err == nil {
-			return js
-		}
+	f, ok := wire.ParseContentType(header.Get("Content-Type"))
+	if !ok || f == wire.JSON {
 		return body
 	}
-	if err != nil || mt != ContentTypeProtobuf {
-		return body
-	}
-	u, err := protowire.ParseEnvelope(body, 0)
-	if err != nil || u.Kind != "Status" {
-		return body
-	}
-	var t protowire.Transcoder
-	js, err := t.Object(u)
+	js, err := f.ObjectJSON(body)
 	if err != nil {
 		return body
 	}

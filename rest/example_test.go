@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // A kubelet lists the pods bound to its node, decoding them as they stream in.
@@ -32,7 +33,7 @@ func Example() {
 		return
 	}
 	defer resp.Body.Close()
-	pods, err := rest.DecodeList(resp.Body, decodeTestObj, rest.ListLimits{})
+	pods, err := rest.DecodeList(resp.Body, wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -18,7 +18,15 @@ type testObj struct {
 	Meta meta.ObjectMeta
 }
 
-// decodeTestObj is a meta.DecodeFunc[*testObj]. It copies data, which the list
+// testCodec decodes testObj from JSON, and from protobuf by transcoding.
+var testCodec = jsonCodec(decodeTestObj)
+
+// jsonCodec is the Codec of a JSON decoder alone.
+func jsonCodec[T any](decode func([]byte) (T, error)) meta.Codec[T] {
+	return meta.Codec[T]{JSON: decode}
+}
+
+// decodeTestObj decodes a testObj from its JSON (testCodec's JSON). It copies data, which the list
 // decoder reuses, because kept metadata members alias what they were read from.
 func decodeTestObj(data []byte) (*testObj, error) {
 	var r jsonx.Reader

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // generated is a reader of head, then body repeated until size bytes have been
@@ -82,7 +83,7 @@ func TestLimitEndlessItem(t *testing.T) {
 				body: []byte(strings.Repeat("x", 4096)), size: 4 * gib,
 			}
 			var err error
-			heap := allocated(func() { _, err = rest.DecodeList(in, decodeTestObj, tc.lim) })
+			heap := allocated(func() { _, err = rest.DecodeList(in, wire.JSON, jsonCodec(decodeTestObj), tc.lim) })
 			var e *rest.ItemTooLargeError
 			if !errors.As(err, &e) || e.Index != 0 || e.Limit != tc.limit {
 				t.Fatalf("got %v, want an *ItemTooLargeError for item 0 at %d bytes", err, tc.limit)
@@ -104,7 +105,9 @@ func TestLimitTooManyItems(t *testing.T) {
 		body: []byte(smallPod("p", "1") + ",\n"), size: -1,
 	}
 	var err error
-	heap := allocated(func() { _, err = rest.DecodeList(in, decodeTestObj, rest.ListLimits{MaxItems: 10000}) })
+	heap := allocated(func() {
+		_, err = rest.DecodeList(in, wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{MaxItems: 10000})
+	})
 	var e *rest.TooManyItemsError
 	if !errors.As(err, &e) || e.Limit != 10000 {
 		t.Fatalf("got %v, want a *TooManyItemsError at 10000", err)
@@ -127,7 +130,7 @@ func TestLimitFiftyThousandItems(t *testing.T) {
 	}
 	in.size = int64(len(in.head)) + (n-1)*int64(len(in.body))
 	r := io.MultiReader(in, strings.NewReader("]}"))
-	got, err := rest.DecodeList(r, decodeTestObj, rest.ListLimits{})
+	got, err := rest.DecodeList(r, wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{})
 	if err != nil {
 		t.Fatalf("DecodeList of %d items: %v", n, err)
 	}
@@ -175,7 +178,7 @@ func TestLimitDrippedListDecodes(t *testing.T) {
 		t.Fatalf("Stream: %v", err)
 	}
 	defer resp.Body.Close()
-	got, err := rest.DecodeList(io.LimitReader(resp.Body, int64(len(body))), decodeTestObj, rest.ListLimits{})
+	got, err := rest.DecodeList(io.LimitReader(resp.Body, int64(len(body))), wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{})
 	if err != nil {
 		t.Fatalf("DecodeList of a dripped list: %v", err)
 	}
@@ -202,7 +205,7 @@ func TestLimitDripEndsWithTheContext(t *testing.T) {
 	defer resp.Body.Close()
 	done := make(chan error, 1)
 	go func() {
-		_, err := rest.DecodeList(resp.Body, decodeTestObj, rest.ListLimits{})
+		_, err := rest.DecodeList(resp.Body, wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{})
 		done <- err
 	}()
 	for n := 0; n < 50; {

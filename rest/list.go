@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
+	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // List is a decoded list answer: its kind, its metadata (resourceVersion and
@@ -59,29 +62,85 @@ func (e *TooManyItemsError) Error() string {
 	return fmt.Sprintf("list has more than %d items", e.Limit)
 }
 
-// DecodeList decodes a list answer as it streams from r, handing each item's bytes
-// to decode as soon as the item is complete; it never holds more of r than one
-// item and one read. It reads r to its end and does not close it.
+// DecodeList decodes a list answer in format as it streams from r, handing
+// each item to codec as soon as the item is complete; it never holds more of
+// r than one item and one read. It reads r to its end and does not close it.
+//
+// A JSON list is one object whose items are framed one at a time. A protobuf
+// list is one envelope holding the list's message, whose items are read one
+// field at a time and decoded from their messages (codec.Protobuf) or
+// transcoded to the JSON the server would have sent (codec.JSON). A CBOR list
+// is one item whose items array is read one element at a time, each
+// transcoded to JSON.
 //
 // Errors name the phase: "decode list item N", "decode list metadata" or "decode
-// list", wrapping *ItemTooLargeError, *TooManyItemsError, a *jsonx.SyntaxError
-// with the byte offset in r (decode's own *jsonx.SyntaxError too, its offset
-// moved from the item into r), decode's other errors, io.ErrUnexpectedEOF when
-// r ends early, or r's read error.
-func DecodeList[T any](r io.Reader, decode meta.DecodeFunc[T], lim ListLimits) (*List[T], error) {
-	d := listDecoder[T]{s: newScanner(r, lim.maxItemBytes()), decode: decode, lim: lim}
-	if err := d.run(); err != nil {
+// list", wrapping *ItemTooLargeError, *TooManyItemsError, the format's syntax
+// error with the byte offset in r (a *jsonx.SyntaxError, *protowire.SyntaxError
+// or *protowire.MagicError, *cborwire.SyntaxError; codec's own syntax errors
+// too, their offsets moved from the item into r), codec's other errors
+// (placed "at byte N" of r), io.ErrUnexpectedEOF when r ends early, or r's
+// read error.
+func DecodeList[T any](r io.Reader, format wire.Format, codec meta.Codec[T], lim ListLimits) (*List[T], error) {
+	d := &listItems[T]{codec: codec, lim: lim, limit: lim.maxItemBytes()}
+	d.tc.Limit = int(min(d.limit, math.MaxInt-1)) // an item's JSON is bounded as a JSON item's bytes are
+	var err error
+	switch format {
+	case wire.Protobuf:
+		err = (&protoList[T]{d: d, in: stream.NewReader(r, d.tc.Limit)}).run()
+	case wire.CBOR:
+		err = (&cborList[T]{d: d, in: stream.NewReader(r, d.tc.Limit)}).run()
+	default:
+		err = (&listDecoder[T]{d: d, s: newScanner(r, d.limit)}).run()
+	}
+	if err != nil {
 		return nil, err
 	}
 	return &d.list, nil
 }
 
+// listItems is what decoding a list keeps whatever its format: the list so
+// far, and how to decode an item.
+type listItems[T any] struct {
+	codec meta.Codec[T]
+	lim   ListLimits
+	limit int64
+	tc    wire.Transcoder
+	list  List[T]
+}
+
+// add decodes item i and appends it.
+func (d *listItems[T]) add(i int, item wire.Object) error {
+	if d.lim.MaxItems > 0 && i >= d.lim.MaxItems {
+		return &TooManyItemsError{Limit: d.lim.MaxItems}
+	}
+	v, located, err := wire.Decode(&d.tc, item, d.codec)
+	var tl *protowire.TooLargeError
+	switch {
+	case err == nil:
+		d.list.Items = append(d.list.Items, v)
+		return nil
+	case located:
+		return err
+	case errors.As(err, &tl):
+		return &ItemTooLargeError{Index: i, Limit: d.limit}
+	}
+	// An offset inside the item, or inside JSON transcoded from it, means
+	// nothing in the stream: the item's own offset does.
+	return fmt.Errorf("at byte %d: %w", item.Offset, err)
+}
+
+// begin marks the list's items as present, though there may be none.
+func (d *listItems[T]) begin() {
+	if d.list.Items == nil {
+		d.list.Items = []T{}
+	}
+}
+
+// listDecoder reads a JSON list.
 type listDecoder[T any] struct {
-	s      *scanner
-	decode meta.DecodeFunc[T]
-	lim    ListLimits
-	list   List[T]
-	jr     jsonx.Reader
+	d  *listItems[T]
+	s  *scanner
+	jr jsonx.Reader
 }
 
 func (d *listDecoder[T]) run() error {
@@ -142,15 +201,15 @@ func (d *listDecoder[T]) member() error {
 		return d.items()
 	case "metadata":
 		if err := d.scalarOrObject(func(r *jsonx.Reader) {
-			d.list.Metadata = meta.ListMeta{}
-			d.list.Metadata.ReadJSON(r)
+			d.d.list.Metadata = meta.ListMeta{}
+			d.d.list.Metadata.ReadJSON(r)
 		}); err != nil {
 			return fmt.Errorf("decode list metadata: %w", err)
 		}
 	case "kind":
-		err = d.scalarOrObject(func(r *jsonx.Reader) { d.list.Kind = r.String() })
+		err = d.scalarOrObject(func(r *jsonx.Reader) { d.d.list.Kind = r.String() })
 	case "apiVersion":
-		err = d.scalarOrObject(func(r *jsonx.Reader) { d.list.APIVersion = r.String() })
+		err = d.scalarOrObject(func(r *jsonx.Reader) { d.d.list.APIVersion = r.String() })
 	default:
 		err = d.scalarOrObject((*jsonx.Reader).Skip)
 	}
@@ -203,7 +262,7 @@ func (d *listDecoder[T]) items() error {
 		return fmt.Errorf("decode list items: %w", err)
 	}
 	if c == 'n' {
-		d.list.Items = nil
+		d.d.list.Items = nil
 		if err := d.scalarOrObject(func(r *jsonx.Reader) { r.Null() }); err != nil {
 			return fmt.Errorf("decode list items: %w", err)
 		}
@@ -212,7 +271,8 @@ func (d *listDecoder[T]) items() error {
 	if err := s.expect('[', "an array of items"); err != nil {
 		return fmt.Errorf("decode list items: %w", err)
 	}
-	d.list.Items = []T{}
+	d.d.list.Items = nil
+	d.d.begin()
 	if c, err := s.peek(); err != nil {
 		return fmt.Errorf("decode list items: %w", err)
 	} else if c == ']' {
@@ -238,25 +298,12 @@ func (d *listDecoder[T]) items() error {
 }
 
 func (d *listDecoder[T]) item(i int) error {
-	if d.lim.MaxItems > 0 && i >= d.lim.MaxItems {
-		return &TooManyItemsError{Limit: d.lim.MaxItems}
+	if d.d.lim.MaxItems > 0 && i >= d.d.lim.MaxItems {
+		return &TooManyItemsError{Limit: d.d.lim.MaxItems}
 	}
 	raw, start, err := d.s.value(2)
 	if err != nil {
 		return d.valueErr(i, err)
 	}
-	v, err := d.decode(raw)
-	if err != nil {
-		return decodeErr(start, err)
-	}
-	d.list.Items = append(d.list.Items, v)
-	return nil
-}
-
-// decodeErr places the error of a DecodeFunc on the item at stream offset start.
-func decodeErr(start int64, err error) error {
-	if moved, ok := stream.AtStream(err, start); ok {
-		return moved
-	}
-	return fmt.Errorf("at byte %d: %w", start, err)
+	return d.d.add(i, wire.JSONObject(raw, start))
 }

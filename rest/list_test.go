@@ -19,6 +19,7 @@ import (
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 func int64p(v int64) *int64 { return &v }
@@ -76,7 +77,7 @@ func TestDecodeList(t *testing.T) {
 				{"one byte at a time", iotest.OneByteReader},
 				{"EOF with data", iotest.DataErrReader},
 			} {
-				got, err := rest.DecodeList(rd.wrap(strings.NewReader(tc.in)), decodeTestObj, rest.ListLimits{})
+				got, err := rest.DecodeList(rd.wrap(strings.NewReader(tc.in)), wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{})
 				if err != nil {
 					t.Fatalf("%s: DecodeList: %v", rd.name, err)
 				}
@@ -119,7 +120,7 @@ func TestDecodeListRealPods(t *testing.T) {
 		{"items over 200 KB, odd reads", podList(big, 3, "777"), 3, func(r io.Reader) io.Reader { return &chunkReader{r: r, sizes: []int{65535, 1, 2}} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := rest.DecodeList(tc.rd(bytes.NewReader(tc.in)), decodeTestObj, rest.ListLimits{})
+			got, err := rest.DecodeList(tc.rd(bytes.NewReader(tc.in)), wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{})
 			if err != nil {
 				t.Fatalf("DecodeList: %v", err)
 			}
@@ -166,7 +167,7 @@ func TestDecodeListLimits(t *testing.T) {
 		{"too many items", list(pod, pod, pod), rest.ListLimits{MaxItems: 2}, "decode list item 2", nil, &rest.TooManyItemsError{Limit: 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := rest.DecodeList(strings.NewReader(tc.in), decodeTestObj, tc.lim)
+			got, err := rest.DecodeList(strings.NewReader(tc.in), wire.JSON, jsonCodec(decodeTestObj), tc.lim)
 			if err == nil {
 				t.Fatalf("DecodeList succeeded with %d items, want an error", len(got.Items))
 			}
@@ -195,7 +196,7 @@ func TestDecodeListLimits(t *testing.T) {
 	}
 
 	// At the limits exactly, all is well.
-	got, err := rest.DecodeList(strings.NewReader(list(pod, pod)), decodeTestObj, rest.ListLimits{MaxItemBytes: int64(len(pod)), MaxItems: 2})
+	got, err := rest.DecodeList(strings.NewReader(list(pod, pod)), wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{MaxItemBytes: int64(len(pod)), MaxItems: 2})
 	if err != nil {
 		t.Fatalf("DecodeList at the limits: %v", err)
 	}
@@ -210,13 +211,13 @@ func TestDecodeListTruncated(t *testing.T) {
 	in := `{"kind":"PodList","metadata":{"resourceVersion":"5","remainingItemCount":12},"x":[true,null,-1.5e3],"items":[` +
 		smallPod("a", "1") + `,{"metadata":{"name":"e\"\\\u00e9"}}]}`
 	for i, failed := 0, 0; i < len(in) && failed < 5; i++ {
-		_, err := rest.DecodeList(strings.NewReader(in[:i]), decodeTestObj, rest.ListLimits{})
+		_, err := rest.DecodeList(strings.NewReader(in[:i]), wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{})
 		if !errors.Is(err, io.ErrUnexpectedEOF) {
 			failed++
 			t.Errorf("cut at %d (%q): got %v, want io.ErrUnexpectedEOF", i, in[max(0, i-10):i], err)
 		}
 	}
-	if _, err := rest.DecodeList(strings.NewReader(in), decodeTestObj, rest.ListLimits{}); err != nil {
+	if _, err := rest.DecodeList(strings.NewReader(in), wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{}); err != nil {
 		t.Errorf("whole list: %v", err)
 	}
 }
@@ -245,7 +246,7 @@ func TestDecodeListMalformed(t *testing.T) {
 		{"deep nesting", `{"items":[` + strings.Repeat("[", 10000) + `]}`, "nesting too deep", 10008},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := rest.DecodeList(strings.NewReader(tc.in), decodeTestObj, rest.ListLimits{})
+			got, err := rest.DecodeList(strings.NewReader(tc.in), wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{})
 			if err == nil {
 				t.Fatalf("DecodeList succeeded with %+v, want an error", got)
 			}
@@ -275,7 +276,7 @@ func TestDecodeListReadError(t *testing.T) {
 	boom := errors.New("connection reset")
 	in := list(smallPod("a", "1"), smallPod("b", "2"))
 	r := io.MultiReader(strings.NewReader(in[:len(in)/2]), iotest.ErrReader(boom))
-	_, err := rest.DecodeList(r, decodeTestObj, rest.ListLimits{})
+	_, err := rest.DecodeList(r, wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{})
 	if !errors.Is(err, boom) {
 		t.Errorf("got %v, want the read error", err)
 	}
@@ -285,7 +286,7 @@ func TestDecodeListReadError(t *testing.T) {
 func TestDecodeListDecodeError(t *testing.T) {
 	bad := errors.New("not a pod")
 	decode := func([]byte) (int, error) { return 0, bad }
-	_, err := rest.DecodeList(strings.NewReader(list(smallPod("a", "1"))), decode, rest.ListLimits{})
+	_, err := rest.DecodeList(strings.NewReader(list(smallPod("a", "1"))), wire.JSON, jsonCodec(decode), rest.ListLimits{})
 	if !errors.Is(err, bad) || !strings.Contains(err.Error(), "decode list item 0: at byte 82") {
 		t.Errorf("got %v, want decode's error for item 0 at byte 82", err)
 	}
@@ -301,7 +302,7 @@ func FuzzDecodeList(f *testing.F) {
 	f.Add([]byte(`{}`))
 	f.Add(podList(pod, 1, "1")[:5000])
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := rest.DecodeList(bytes.NewReader(data), decodeTestObj, rest.ListLimits{MaxItemBytes: 1 << 20, MaxItems: 100})
+		got, err := rest.DecodeList(bytes.NewReader(data), wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{MaxItemBytes: 1 << 20, MaxItems: 100})
 		if err != nil {
 			if got != nil {
 				t.Fatalf("a list came with error %v", err)
@@ -364,7 +365,7 @@ func TestListCancel(t *testing.T) {
 	defer resp.Body.Close()
 	done := make(chan error, 1)
 	go func() {
-		_, err := rest.DecodeList(resp.Body, decodeTestObj, rest.ListLimits{})
+		_, err := rest.DecodeList(resp.Body, wire.JSON, jsonCodec(decodeTestObj), rest.ListLimits{})
 		done <- err
 	}()
 	cancel()

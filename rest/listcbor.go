@@ -9,33 +9,19 @@ import (
 	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/jsonx"
-	"github.com/podwatch/podwatch/rest/meta"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
-// cborList decodes a CBOR list, one item (a map under the self-describe
-// tag) whose "items" array is read one element at a time: each is framed
-// on the shared reader, transcoded to the JSON the server would have sent
-// and handed to decode, so a list never needs more than one item's bytes.
+// cborList reads a CBOR list, one item (a map under the self-describe tag)
+// whose "items" array is read one element at a time: each is framed on the
+// shared reader and transcoded to the JSON the server would have sent, so a
+// list never needs more than one item's bytes.
 type cborList[T any] struct {
-	in     *stream.Reader
-	f      stream.CBORFramer
-	tc     cborwire.Transcoder
-	jr     jsonx.Reader
-	decode meta.DecodeFunc[T]
-	lim    ListLimits
-	limit  int64
-	list   List[T]
-}
-
-func decodeCBORList[T any](r io.Reader, decode meta.DecodeFunc[T], lim ListLimits) (*List[T], error) {
-	limit := lim.maxItemBytes()
-	n := int(min(limit, math.MaxInt-1))
-	d := cborList[T]{in: stream.NewReader(r, n), decode: decode, lim: lim, limit: limit}
-	d.tc.Limit = n // an item's JSON is bounded as a JSON item's bytes are
-	if err := d.run(); err != nil {
-		return nil, fmt.Errorf("decode list: %w", err)
-	}
-	return &d.list, nil
+	d  *listItems[T]
+	in *stream.Reader
+	f  cborwire.Framer
+	tc cborwire.Transcoder
+	jr jsonx.Reader
 }
 
 // head reads and takes the next header.
@@ -57,6 +43,14 @@ func (d *cborList[T]) head() (cborwire.Head, int64, error) {
 }
 
 func (d *cborList[T]) run() error {
+	if err := d.list(); err != nil {
+		return fmt.Errorf("decode list: %w", err)
+	}
+	return nil
+}
+
+func (d *cborList[T]) list() error {
+	d.tc.Limit = d.d.tc.Limit
 	h, at, err := d.head()
 	if err == nil && h.Major == cborwire.MajorTag && h.Arg == cborwire.TagSelfDescribed {
 		h, at, err = d.head()
@@ -76,10 +70,8 @@ func (d *cborList[T]) run() error {
 			return err
 		}
 	}
-	if d.list.Items == nil {
-		d.list.Items = []T{}
-	}
-	if _, _, err := d.in.NextCBOR(&d.f, 0); err != io.EOF {
+	d.d.begin()
+	if _, _, err := d.in.Next(&d.f); err != io.EOF {
 		return &cborwire.SyntaxError{Offset: d.in.Offset(), Msg: "bytes after the list"}
 	}
 	return nil
@@ -88,9 +80,9 @@ func (d *cborList[T]) run() error {
 // value frames and transcodes the next item; index says which list item
 // it is, for a too-large error, -1 for other members.
 func (d *cborList[T]) value(index int) ([]byte, error) {
-	item, at, err := d.in.NextCBOR(&d.f, 0)
+	item, at, err := d.in.Next(&d.f)
 	if err == stream.ErrTooLarge {
-		return nil, &ItemTooLargeError{Index: index, Limit: d.limit}
+		return nil, &ItemTooLargeError{Index: index, Limit: d.d.limit}
 	}
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
@@ -101,7 +93,7 @@ func (d *cborList[T]) value(index int) ([]byte, error) {
 	js, err := d.tc.JSON(item, at)
 	var tl *cborwire.TooLargeError
 	if errors.As(err, &tl) {
-		return nil, &ItemTooLargeError{Index: index, Limit: d.limit}
+		return nil, &ItemTooLargeError{Index: index, Limit: d.d.limit}
 	}
 	return js, err
 }
@@ -122,11 +114,11 @@ func (d *cborList[T]) member(key []byte) error {
 	d.jr.Reset(js)
 	switch name {
 	case "metadata":
-		d.list.Metadata.ReadJSON(&d.jr)
+		d.d.list.Metadata.ReadJSON(&d.jr)
 	case "kind":
-		d.list.Kind = d.jr.String()
+		d.d.list.Kind = d.jr.String()
 	case "apiVersion":
-		d.list.APIVersion = d.jr.String()
+		d.d.list.APIVersion = d.jr.String()
 	}
 	return d.jr.Err()
 }
@@ -142,21 +134,22 @@ func (d *cborList[T]) items() error {
 	if h.Major != cborwire.MajorArray {
 		return &cborwire.SyntaxError{Offset: at, Msg: fmt.Sprintf("list items are major type %d, want an array", h.Major)}
 	}
-	for i := range h.Arg {
-		if d.lim.MaxItems > 0 && int(i) >= d.lim.MaxItems {
-			return &TooManyItemsError{Limit: d.lim.MaxItems}
-		}
-		at := d.in.Offset()
-		js, err := d.value(int(i))
-		if err != nil {
+	for i := range int(min(h.Arg, math.MaxInt)) {
+		if err := d.item(i); err != nil {
 			return fmt.Errorf("item %d: %w", i, err)
 		}
-		v, err := d.decode(js)
-		if err != nil {
-			// An offset into the transcoded JSON means nothing in the stream.
-			return fmt.Errorf("item %d at byte %d: %w", i, at, err)
-		}
-		d.list.Items = append(d.list.Items, v)
 	}
 	return nil
+}
+
+func (d *cborList[T]) item(i int) error {
+	if d.d.lim.MaxItems > 0 && i >= d.d.lim.MaxItems {
+		return &TooManyItemsError{Limit: d.d.lim.MaxItems}
+	}
+	at := d.in.Offset()
+	js, err := d.value(i)
+	if err != nil {
+		return err
+	}
+	return d.d.add(i, wire.TranscodedObject(js, at))
 }

@@ -2,64 +2,23 @@ package rest
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
-// DecodeListContent decodes a list answer in contentType, ContentTypeJSON
-// (as DecodeList does), ContentTypeProtobuf or ContentTypeCBOR, with the
-// same guarantees (a CBOR body's malformed bytes are a
-// *cborwire.SyntaxError at their stream offset): it
-// streams, holding one item at a time, and its errors are DecodeList's (a
-// protobuf body's malformed bytes are a *protowire.SyntaxError or
-// *protowire.MagicError at their stream offset).
-//
-// A protobuf list is one envelope holding the list's message; each item is
-// transcoded to the JSON the server would have sent for it and handed to
-// decode.
-func DecodeListContent[T any](r io.Reader, contentType string, decode meta.DecodeFunc[T], lim ListLimits) (*List[T], error) {
-	return DecodeListContentWith(r, contentType, decode, nil, lim)
-}
-
-// DecodeListContentWith is DecodeListContent where decodePB, when not nil,
-// decodes a protobuf list's items from their messages, as the watch
-// Decoder's WithProtobuf has it, rather than decode from their JSON.
-func DecodeListContentWith[T any](r io.Reader, contentType string, decode meta.DecodeFunc[T], decodePB meta.ProtobufDecodeFunc[T], lim ListLimits) (*List[T], error) {
-	switch contentType {
-	case ContentTypeCBOR, ContentTypeCBORSeq:
-		return decodeCBORList(r, decode, lim)
-	case ContentTypeProtobuf:
-	default:
-		return DecodeList(r, decode, lim)
-	}
-	limit := lim.maxItemBytes()
-	d := protoList[T]{in: stream.NewReader(r, int(min(limit, math.MaxInt-1))), decode: decode, decodePB: decodePB,
-		lim: lim, limit: limit}
-	// An item's JSON is bounded as a JSON item's bytes are.
-	d.tc.Limit = int(min(limit, math.MaxInt-1))
-	if err := d.run(); err != nil {
-		return nil, err
-	}
-	return &d.list, nil
-}
-
+// protoList reads a protobuf list: one envelope holding the list's message,
+// read one field at a time, so that an item is held only while it is decoded.
 type protoList[T any] struct {
-	in       *stream.Reader
-	decode   meta.DecodeFunc[T]
-	decodePB meta.ProtobufDecodeFunc[T]
-	lim      ListLimits
-	limit    int64
-	list     List[T]
-	tc       protowire.Transcoder
-	msg      protowire.Message // the list's message, known from its kind
-	typed    bool
+	d     *listItems[T]
+	in    *stream.Reader
+	msg   protowire.Message // the list's message, known from its kind
+	typed bool
 }
 
 func (d *protoList[T]) run() error {
@@ -100,12 +59,13 @@ func (d *protoList[T]) typeMeta(n uint64, at int64) error {
 	if err != nil {
 		return fmt.Errorf("decode list: %w", err)
 	}
-	if d.list.APIVersion, d.list.Kind, err = protowire.ParseTypeMeta(b, at); err != nil {
+	l := &d.d.list
+	if l.APIVersion, l.Kind, err = protowire.ParseTypeMeta(b, at); err != nil {
 		return fmt.Errorf("decode list: %w", err)
 	}
 	var ok bool
-	if d.msg, ok = protowire.Root(d.list.Kind); !ok {
-		return fmt.Errorf("decode list: %w", &protowire.KindError{APIVersion: d.list.APIVersion, Kind: d.list.Kind})
+	if d.msg, ok = protowire.Root(l.Kind); !ok {
+		return fmt.Errorf("decode list: %w", &protowire.KindError{APIVersion: l.APIVersion, Kind: l.Kind})
 	}
 	d.typed = true
 	return nil
@@ -120,7 +80,7 @@ func (d *protoList[T]) body(n uint64, at int64) error {
 	metaNum, metaMsg, _ := d.msg.Field("metadata")
 	itemsNum, itemMsg, ok := d.msg.Field("items")
 	if !ok {
-		return fmt.Errorf("decode list: %w", &protowire.KindError{APIVersion: d.list.APIVersion, Kind: d.list.Kind})
+		return fmt.Errorf("decode list: %w", &protowire.KindError{APIVersion: d.d.list.APIVersion, Kind: d.d.list.Kind})
 	}
 	end := at + int64(n)
 	for d.in.Offset() < end {
@@ -134,7 +94,7 @@ func (d *protoList[T]) body(n uint64, at int64) error {
 		switch num {
 		case itemsNum:
 			if err := d.item(itemMsg, l, fat); err != nil {
-				return fmt.Errorf("decode list item %d: %w", len(d.list.Items), err)
+				return fmt.Errorf("decode list item %d: %w", len(d.d.list.Items), err)
 			}
 		case metaNum:
 			if err := d.metadata(metaMsg, l, fat); err != nil {
@@ -146,59 +106,20 @@ func (d *protoList[T]) body(n uint64, at int64) error {
 			}
 		}
 	}
-	if d.list.Items == nil {
-		d.list.Items = []T{}
-	}
+	d.d.begin()
 	return nil
 }
 
 func (d *protoList[T]) item(m protowire.Message, n uint64, at int64) error {
-	i := len(d.list.Items)
-	if d.lim.MaxItems > 0 && i >= d.lim.MaxItems {
-		return &TooManyItemsError{Limit: d.lim.MaxItems}
+	i := len(d.d.list.Items)
+	if d.d.lim.MaxItems > 0 && i >= d.d.lim.MaxItems {
+		return &TooManyItemsError{Limit: d.d.lim.MaxItems}
 	}
 	b, err := d.take(n, i)
 	if err != nil {
 		return err
 	}
-	if d.decodePB != nil {
-		return d.itemProtobuf(b, at)
-	}
-	js, err := d.tc.Message(m, b, at)
-	var tl *protowire.TooLargeError
-	if errors.As(err, &tl) {
-		return &ItemTooLargeError{Index: i, Limit: d.limit}
-	}
-	if err != nil {
-		return err
-	}
-	v, err := d.decode(js)
-	if err != nil {
-		// An offset into the transcoded JSON means nothing in the stream.
-		return fmt.Errorf("at byte %d: %w", at, err)
-	}
-	d.list.Items = append(d.list.Items, v)
-	return nil
-}
-
-// itemProtobuf decodes the item b, at stream offset at, from its message.
-func (d *protoList[T]) itemProtobuf(b []byte, at int64) error {
-	v, err := d.decodePB(meta.TypeMeta{}, b)
-	if err != nil {
-		// A syntax error in the message, or in JSON embedded in it (a
-		// FieldsV1, a RawExtension), is at an offset into the message.
-		if moved, ok := stream.AtStream(err, at); ok {
-			return moved
-		}
-		var tl *protowire.TooLargeError
-		switch {
-		case errors.As(err, &tl):
-			return &ItemTooLargeError{Index: len(d.list.Items), Limit: d.limit}
-		}
-		return fmt.Errorf("at byte %d: %w", at, err)
-	}
-	d.list.Items = append(d.list.Items, v)
-	return nil
+	return d.d.add(i, wire.ProtobufObject(m, b, at))
 }
 
 func (d *protoList[T]) metadata(m protowire.Message, n uint64, at int64) error {
@@ -206,14 +127,14 @@ func (d *protoList[T]) metadata(m protowire.Message, n uint64, at int64) error {
 	if err != nil {
 		return err
 	}
-	js, err := d.tc.Message(m, b, at)
+	js, err := d.d.tc.JSON(wire.ProtobufObject(m, b, at))
 	if err != nil {
 		return err
 	}
 	var r jsonx.Reader
 	r.Reset(js)
-	d.list.Metadata = meta.ListMeta{}
-	d.list.Metadata.ReadJSON(&r)
+	d.d.list.Metadata = meta.ListMeta{}
+	d.d.list.Metadata.ReadJSON(&r)
 	if err := r.Err(); err != nil {
 		return fmt.Errorf("at byte %d: %w", at, err)
 	}
@@ -267,12 +188,12 @@ func (d *protoList[T]) varint() (uint64, error) {
 // take reads n bytes of a value: item index (or -1 for another member) says
 // which, should it be over the limit.
 func (d *protoList[T]) take(n uint64, index int) ([]byte, error) {
-	if n > uint64(d.limit) {
-		return nil, &ItemTooLargeError{Index: index, Limit: d.limit}
+	if n > uint64(d.d.limit) {
+		return nil, &ItemTooLargeError{Index: index, Limit: d.d.limit}
 	}
 	if err := d.in.Ensure(int(n)); err != nil {
 		if err == stream.ErrTooLarge {
-			return nil, &ItemTooLargeError{Index: index, Limit: d.limit}
+			return nil, &ItemTooLargeError{Index: index, Limit: d.d.limit}
 		}
 		return nil, stream.Truncated(err)
 	}

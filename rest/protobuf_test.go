@@ -17,6 +17,7 @@ import (
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 func pbPod(ns, name, rv string) []byte {
@@ -38,7 +39,7 @@ func pbList(rv string, items ...[]byte) []byte {
 
 func TestDecodeListProtobuf(t *testing.T) {
 	body := pbList("42", pbPod("a", "x", "40"), pbPod("b", "y", "41"))
-	l, err := rest.DecodeListContent(bytes.NewReader(body), rest.ContentTypeProtobuf, decodeTestObj, rest.ListLimits{})
+	l, err := rest.DecodeList(bytes.NewReader(body), wire.Protobuf, jsonCodec(decodeTestObj), rest.ListLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestDecodeListProtobuf(t *testing.T) {
 	if d := cmp.Diff([]string{"a/x@40", "b/y@41"}, keys(l.Items)); d != "" {
 		t.Errorf("items (-want +got):\n%s", d)
 	}
-	empty, err := rest.DecodeListContent(bytes.NewReader(pbList("7")), rest.ContentTypeProtobuf, decodeTestObj, rest.ListLimits{})
+	empty, err := rest.DecodeList(bytes.NewReader(pbList("7")), wire.Protobuf, jsonCodec(decodeTestObj), rest.ListLimits{})
 	if err != nil || empty.Items == nil || len(empty.Items) != 0 {
 		t.Errorf("empty list: got %v, %v; want no items, as the JSON [] decodes", empty, err)
 	}
@@ -82,7 +83,7 @@ func TestDecodeListProtobufErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := rest.DecodeListContent(bytes.NewReader(tt.body), rest.ContentTypeProtobuf, decodeTestObj, tt.lim)
+			_, err := rest.DecodeList(bytes.NewReader(tt.body), wire.Protobuf, jsonCodec(decodeTestObj), tt.lim)
 			if !tt.check(err) {
 				t.Fatalf("got %v (%T)", err, err)
 			}
@@ -94,12 +95,12 @@ func TestDecodeListProtobufErrors(t *testing.T) {
 // that it refuses an answer in another format, and that it reads a protobuf
 // error answer's Status.
 func TestProtobufAcceptAndContentType(t *testing.T) {
-	c, answer := refusesOtherFormats(t, rest.ContentTypeProtobuf)
+	c, answer := refusesOtherFormats(t, wire.ContentTypeProtobuf)
 	ctx := context.Background()
 	var err error
 
 	answer(func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", rest.ContentTypeProtobuf+";stream=watch")
+		w.Header().Set("Content-Type", wire.ContentTypeProtobuf+";stream=watch")
 	})
 	if _, err := c.Get().Resource("pods").Watch(true).Do(ctx); err != nil {
 		t.Fatalf("protobuf watch answer: %v", err)
@@ -111,7 +112,7 @@ func TestProtobufAcceptAndContentType(t *testing.T) {
 	status = protowire.AppendBytesField(status, 4, []byte("Forbidden"))
 	status = protowire.AppendVarintField(status, 6, 403)
 	answer(func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", rest.ContentTypeProtobuf)
+		w.Header().Set("Content-Type", wire.ContentTypeProtobuf)
 		w.WriteHeader(http.StatusForbidden)
 		w.Write(protowire.AppendEnvelope(nil, "v1", "Status", status))
 	})
@@ -130,7 +131,7 @@ func FuzzDecodeListProtobuf(f *testing.F) {
 	f.Add(pbList("42", pbPod("a", "x", "40"), pbPod("b", "y", "41")))
 	f.Add(pbList("1"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		l, err := rest.DecodeListContent(bytes.NewReader(b), rest.ContentTypeProtobuf, decodeTestObj, rest.ListLimits{MaxItemBytes: 1 << 16, MaxItems: 100})
+		l, err := rest.DecodeList(bytes.NewReader(b), wire.Protobuf, jsonCodec(decodeTestObj), rest.ListLimits{MaxItemBytes: 1 << 16, MaxItems: 100})
 		if err == nil && len(l.Items) > 100 {
 			t.Fatalf("%d items past the limit", len(l.Items))
 		}
@@ -145,8 +146,7 @@ func TestDecodeListProtobufTranscodingBounded(t *testing.T) {
 		spec = protowire.AppendBytesField(spec, 2, nil) // an empty container
 	}
 	item := protowire.AppendBytesField(nil, 2, spec)
-	_, err := rest.DecodeListContent(bytes.NewReader(pbList("1", item)), rest.ContentTypeProtobuf, decodeTestObj,
-		rest.ListLimits{MaxItemBytes: int64(2 * len(item))})
+	_, err := rest.DecodeList(bytes.NewReader(pbList("1", item)), wire.Protobuf, jsonCodec(decodeTestObj), rest.ListLimits{MaxItemBytes: int64(2 * len(item))})
 	var ie *rest.ItemTooLargeError
 	if !errors.As(err, &ie) || ie.Index != 0 {
 		t.Fatalf("got %v, want an *ItemTooLargeError for item 0", err)
@@ -173,11 +173,11 @@ func recordedPodMessage(t *testing.T) []byte {
 func TestDecodeListProtobufDirect(t *testing.T) {
 	pod := recordedPodMessage(t)
 	body := pbList("42", pod, pod)
-	direct, err := rest.DecodeListContentWith(bytes.NewReader(body), rest.ContentTypeProtobuf, api.DecodePod, api.DecodePodProtobuf, rest.ListLimits{})
+	direct, err := rest.DecodeList(bytes.NewReader(body), wire.Protobuf, api.Codec, rest.ListLimits{})
 	if err != nil {
 		t.Fatalf("direct: %v", err)
 	}
-	viaJSON, err := rest.DecodeListContent(bytes.NewReader(body), rest.ContentTypeProtobuf, api.DecodePod, rest.ListLimits{})
+	viaJSON, err := rest.DecodeList(bytes.NewReader(body), wire.Protobuf, jsonCodec(api.DecodePod), rest.ListLimits{})
 	if err != nil {
 		t.Fatalf("through JSON: %v", err)
 	}
@@ -198,7 +198,7 @@ func TestDecodeListProtobufDirect(t *testing.T) {
 	}
 	bad := bytes.Clone(body)
 	bad[key] = 6<<3 | 7
-	_, err = rest.DecodeListContentWith(bytes.NewReader(bad), rest.ContentTypeProtobuf, api.DecodePod, api.DecodePodProtobuf, rest.ListLimits{})
+	_, err = rest.DecodeList(bytes.NewReader(bad), wire.Protobuf, api.Codec, rest.ListLimits{})
 	var se *protowire.SyntaxError
 	if !errors.As(err, &se) || se.Offset != int64(key) {
 		t.Fatalf("got %v, want a *protowire.SyntaxError at byte %d", err, key)

@@ -16,7 +16,7 @@ import (
 // of data, never the stream.
 type scanner struct {
 	in    *stream.Reader
-	frame stream.JSONFramer
+	frame jsonx.Framer
 	limit int64 // most bytes one captured value may take
 }
 
@@ -38,7 +38,7 @@ func (s *scanner) syntaxHere(format string, args ...any) error {
 // peek skips whitespace and returns the next byte without consuming it. The
 // list object is open, so the stream ending here is a truncation.
 func (s *scanner) peek() (byte, error) {
-	if err := s.in.SkipSpace(); err != nil {
+	if err := s.in.Skip(&s.frame); err != nil {
 		return 0, stream.Truncated(err)
 	}
 	return s.in.Buffered()[0], nil
@@ -62,7 +62,7 @@ func (s *scanner) expect(c byte, what string) error {
 
 // atEnd reports whether only whitespace remains in the stream.
 func (s *scanner) atEnd() (bool, error) {
-	err := s.in.SkipSpace()
+	err := s.in.Skip(&s.frame)
 	if err == io.EOF {
 		return true, nil
 	}
@@ -73,7 +73,8 @@ func (s *scanner) atEnd() (bool, error) {
 // its offset in the stream. outer is how deeply the value is nested, so that the
 // whole document obeys the nesting bound.
 func (s *scanner) value(outer int) ([]byte, int64, error) {
-	raw, off, err := s.in.NextJSON(&s.frame, stream.MaxDepth-outer)
+	s.frame.MaxDepth = jsonx.MaxDepth - outer
+	raw, off, err := s.in.Next(&s.frame)
 	switch {
 	case err == io.EOF:
 		return nil, off, io.ErrUnexpectedEOF

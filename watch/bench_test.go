@@ -10,17 +10,18 @@ import (
 
 	"github.com/podwatch/podwatch/internal/apiwire"
 	"github.com/podwatch/podwatch/internal/benchserver"
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 const benchEvents = 2000
 
 // decodeStream decodes every event of stream and returns how many there were.
 func decodeStream[T any](b *testing.B, stream []byte, decode func([]byte) (T, error)) int {
-	d := NewDecoder(bytes.NewReader(stream), decode, DecoderOptions{})
+	d := NewDecoder(bytes.NewReader(stream), jsonCodec(decode), DecoderOptions{})
 	n := 0
 	for {
 		_, err := d.Decode()
@@ -124,16 +125,18 @@ func BenchmarkDecodeWatchStreamEnvelope(b *testing.B) {
 	reportEvents(b, benchEvents)
 }
 
-// BenchmarkScanFrames measures the frame scanner alone.
+// BenchmarkScanFrames measures the frame scanner alone: the JSON events'
+// framer on the shared reader, as the Decoder frames with them.
 func BenchmarkScanFrames(b *testing.B) {
-	stream := realPodStream(b, benchEvents)
-	b.SetBytes(int64(len(stream)))
+	data := realPodStream(b, benchEvents)
+	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		d := NewDecoder(bytes.NewReader(stream), decodeTestObj, DecoderOptions{})
+		in := stream.NewReader(bytes.NewReader(data), DefaultMaxFrameSize)
+		events := wire.JSON.Events(DefaultMaxFrameSize)
 		n := 0
 		for {
-			_, _, err := d.frame()
+			_, _, err := in.Next(events)
 			if err == io.EOF {
 				break
 			}
@@ -170,10 +173,11 @@ func BenchmarkDecodeProtobufWatchStream(b *testing.B) {
 			b.SetBytes(int64(len(stream)))
 			b.ReportAllocs()
 			for b.Loop() {
-				d := NewDecoder(bytes.NewReader(stream), api.DecodePod, DecoderOptions{ContentType: rest.ContentTypeProtobuf})
+				codec := jsonCodec(api.DecodePod) // every pod transcoded to JSON first
 				if tc.direct {
-					d.WithProtobuf(api.DecodePodProtobuf)
+					codec = api.Codec
 				}
+				d := NewDecoder(bytes.NewReader(stream), codec, DecoderOptions{Format: wire.Protobuf})
 				n := 0
 				for {
 					_, err := d.Decode()
@@ -210,7 +214,7 @@ func BenchmarkDecodeCBORWatchStream(b *testing.B) {
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
 	for b.Loop() {
-		d := NewDecoder(bytes.NewReader(stream), api.DecodePod, DecoderOptions{ContentType: rest.ContentTypeCBORSeq})
+		d := NewDecoder(bytes.NewReader(stream), api.Codec, DecoderOptions{Format: wire.CBOR})
 		n := 0
 		for {
 			_, err := d.Decode()

@@ -44,7 +44,7 @@ func pipeFeed(t *testing.T, pieces [][]string) (*Decoder[testObj], chan<- struct
 			}
 		}
 	}()
-	return NewDecoder(client, decodeTestObj, DecoderOptions{}), next
+	return NewDecoder(client, testCodec, DecoderOptions{}), next
 }
 
 // decodeWithin runs one Decode and fails the test if it does not return in time.

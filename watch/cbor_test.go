@@ -15,6 +15,7 @@ import (
 
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/cborwire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 func cborEvent(t testing.TB, typ EventType, object string) []byte {
@@ -38,8 +39,7 @@ func recordedCBORWatch(t testing.TB) []byte {
 // The real apiserver's CBOR watch decodes, read a byte at a time, into the
 // events it sent; KeepRaw gives each as JSON.
 func TestCBORRecordedWatch(t *testing.T) {
-	d := NewDecoder(iotest.OneByteReader(bytes.NewReader(recordedCBORWatch(t))), decodeTestObj,
-		DecoderOptions{ContentType: rest.ContentTypeCBORSeq, KeepRaw: true})
+	d := NewDecoder(iotest.OneByteReader(bytes.NewReader(recordedCBORWatch(t))), testCodec, DecoderOptions{Format: wire.CBOR, KeepRaw: true})
 	var types []EventType
 	for {
 		ev, err := d.Decode()
@@ -65,7 +65,7 @@ func TestCBORRecordedWatch(t *testing.T) {
 
 func TestCBOREventsAndError(t *testing.T) {
 	in := append(cborEvent(t, Added, obj("a", "5")), cborEvent(t, Error, goneStatus)...)
-	d := NewDecoder(bytes.NewReader(in), decodeTestObj, DecoderOptions{ContentType: rest.ContentTypeCBOR})
+	d := NewDecoder(bytes.NewReader(in), testCodec, DecoderOptions{Format: wire.CBOR})
 	ev, err := d.Decode()
 	if err != nil || ev.Type != Added || ev.Object.Name != "a" || ev.Object.ResourceVersion != "5" {
 		t.Fatalf("got %+v, %v; want ADDED a at 5", ev, err)
@@ -103,8 +103,7 @@ func TestCBORErrors(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := NewDecoder(bytes.NewReader(append(bytes.Clone(first), tt.tail...)), decodeTestObj,
-				DecoderOptions{ContentType: rest.ContentTypeCBOR, MaxFrameSize: tt.limit})
+			d := NewDecoder(bytes.NewReader(append(bytes.Clone(first), tt.tail...)), jsonCodec(decodeTestObj), DecoderOptions{Format: wire.CBOR, MaxFrameSize: tt.limit})
 			if _, err := d.Decode(); err != nil {
 				t.Fatalf("first event: %v", err)
 			}
@@ -121,7 +120,7 @@ func TestCBORNeverWaitsForTheNextItem(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pr.Close()
 	go func() { pw.Write(ev) }() // and then nothing: a Read past it blocks forever
-	d := NewDecoder(pr, decodeTestObj, DecoderOptions{ContentType: rest.ContentTypeCBOR})
+	d := NewDecoder(pr, testCodec, DecoderOptions{Format: wire.CBOR})
 	done := make(chan error, 1)
 	go func() { _, err := d.Decode(); done <- err }()
 	select {
@@ -136,7 +135,7 @@ func TestCBORNeverWaitsForTheNextItem(t *testing.T) {
 
 // fuzzDecodeCBOR decodes a CBOR stream to the first error.
 func fuzzDecodeCBOR(r io.Reader) ([]fuzzEvent, error) {
-	d := NewDecoder(r, decodeTestObj, DecoderOptions{MaxFrameSize: 64 << 10, KeepRaw: true, ContentType: rest.ContentTypeCBORSeq})
+	d := NewDecoder(r, testCodec, DecoderOptions{MaxFrameSize: 64 << 10, KeepRaw: true, Format: wire.CBOR})
 	var evs []fuzzEvent
 	for {
 		ev, err := d.Decode()

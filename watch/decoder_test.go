@@ -129,7 +129,7 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestDecodeErrorIsSticky(t *testing.T) {
-	d := NewDecoder(strings.NewReader(`[`+event(Added, obj("a", "1"))), decodeTestObj, DecoderOptions{})
+	d := NewDecoder(strings.NewReader(`[`+event(Added, obj("a", "1"))), jsonCodec(decodeTestObj), DecoderOptions{})
 	_, first := d.Decode()
 	_, again := d.Decode()
 	if first == nil || again != first {
@@ -139,7 +139,7 @@ func TestDecodeErrorIsSticky(t *testing.T) {
 
 func TestDecodeErrorEvent(t *testing.T) {
 	evs := event(Error, goneStatus) + "\n"
-	d := NewDecoder(strings.NewReader(evs), decodeTestObj, DecoderOptions{})
+	d := NewDecoder(strings.NewReader(evs), testCodec, DecoderOptions{})
 	ev, err := d.Decode()
 	if err != nil {
 		t.Fatalf("Decode: %v", err)
@@ -200,7 +200,7 @@ func TestDecodeKeepRaw(t *testing.T) {
 		event(Error, goneStatus),
 	}
 	input := "\n" + evs[0] + "\n" + evs[1] + "\r\n \n" + evs[2]
-	d := NewDecoder(iotest.HalfReader(strings.NewReader(input)), decodeTestObj, DecoderOptions{KeepRaw: true})
+	d := NewDecoder(iotest.HalfReader(strings.NewReader(input)), testCodec, DecoderOptions{KeepRaw: true})
 	var raws [][]byte
 	for {
 		ev, err := d.Decode()
@@ -223,7 +223,7 @@ func TestDecodeKeepRaw(t *testing.T) {
 	if diff := cmp.Diff(evs, got); diff != "" {
 		t.Errorf("Raw (-want +got):\n%s", diff)
 	}
-	d = NewDecoder(strings.NewReader(evs[0]), decodeTestObj, DecoderOptions{})
+	d = NewDecoder(strings.NewReader(evs[0]), testCodec, DecoderOptions{})
 	if ev, err := d.Decode(); err != nil || ev.Raw != nil {
 		t.Errorf("without KeepRaw: got Raw %q, error %v; want nil, nil", ev.Raw, err)
 	}
@@ -285,7 +285,7 @@ func TestDecodeEndlessFrame(t *testing.T) {
 		{"endless spaces", &endlessReader{prefix: `{`, fill: ' '}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := NewDecoder(tc.r, decodeTestObj, DecoderOptions{MaxFrameSize: limit})
+			d := NewDecoder(tc.r, testCodec, DecoderOptions{MaxFrameSize: limit})
 			_, err := d.Decode()
 			var fe *FrameTooLargeError
 			if !errors.As(err, &fe) {
@@ -308,7 +308,7 @@ func TestDecodeEndlessFrame(t *testing.T) {
 // bound was passed, long before the frame limit.
 func TestDecodeEndlessNesting(t *testing.T) {
 	r := &endlessReader{fill: '{'}
-	d := NewDecoder(r, decodeTestObj, DecoderOptions{MaxFrameSize: 1 << 20})
+	d := NewDecoder(r, testCodec, DecoderOptions{MaxFrameSize: 1 << 20})
 	_, err := d.Decode()
 	if diff := cmp.Diff(errInfo{Kind: "syntax", Offset: 10000}, classify(err)); diff != "" {
 		t.Errorf("error %v (-want +got):\n%s", err, diff)
@@ -317,7 +317,7 @@ func TestDecodeEndlessNesting(t *testing.T) {
 
 func TestDecodeBufferReused(t *testing.T) {
 	stream := realPodStream(t, 50)
-	d := NewDecoder(bytes.NewReader(stream), decodeTestObj, DecoderOptions{})
+	d := NewDecoder(bytes.NewReader(stream), testCodec, DecoderOptions{})
 	for {
 		if _, err := d.Decode(); err == io.EOF {
 			break

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/watch"
 )
 
@@ -33,7 +34,7 @@ const stream = `{"type":"ADDED","object":{"metadata":{"name":"web","resourceVers
 func ExampleNewStreamWatcher() {
 	// In podwatch the body is a watch response's; the watcher closes it.
 	body := io.NopCloser(strings.NewReader(stream))
-	d := watch.NewDecoder(body, decodeItem, watch.DecoderOptions{})
+	d := watch.NewDecoder(body, meta.Codec[item]{JSON: decodeItem}, watch.DecoderOptions{})
 	w := watch.NewStreamWatcher(body, d, "pods")
 	defer w.Stop()
 	for ev := range w.ResultChan() {
@@ -51,7 +52,7 @@ func ExampleNewStreamWatcher() {
 }
 
 func ExampleDecoder_Decode() {
-	d := watch.NewDecoder(strings.NewReader(stream[:170]), decodeItem, watch.DecoderOptions{})
+	d := watch.NewDecoder(strings.NewReader(stream[:170]), meta.Codec[item]{JSON: decodeItem}, watch.DecoderOptions{})
 	for {
 		ev, err := d.Decode()
 		if err != nil {

@@ -17,7 +17,7 @@ type fuzzEvent struct {
 
 // fuzzDecode decodes data to the first error, keeping the raw events.
 func fuzzDecode(r io.Reader) ([]fuzzEvent, error) {
-	d := NewDecoder(r, decodeTestObj, DecoderOptions{MaxFrameSize: 64 << 10, KeepRaw: true})
+	d := NewDecoder(r, testCodec, DecoderOptions{MaxFrameSize: 64 << 10, KeepRaw: true})
 	var evs []fuzzEvent
 	for {
 		ev, err := d.Decode()

@@ -22,6 +22,14 @@ type testObj struct {
 	Others          []string
 }
 
+// testCodec decodes testObj from JSON, and from protobuf by transcoding.
+var testCodec = jsonCodec(decodeTestObj)
+
+// jsonCodec is the Codec of a JSON decoder alone.
+func jsonCodec[T any](decode func([]byte) (T, error)) meta.Codec[T] {
+	return meta.Codec[T]{JSON: decode}
+}
+
 func decodeTestObj(data []byte) (testObj, error) {
 	r := jsonx.NewReader(data)
 	var o testObj
@@ -89,7 +97,7 @@ type got struct {
 
 // decodeAll decodes until the first error and returns the events and that error.
 func decodeAll(r io.Reader, opts DecoderOptions) ([]got, error) {
-	d := NewDecoder(r, decodeTestObj, opts)
+	d := NewDecoder(r, testCodec, opts)
 	var evs []got
 	for {
 		ev, err := d.Decode()

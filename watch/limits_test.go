@@ -64,7 +64,7 @@ func TestLimitHugeFrame(t *testing.T) {
 				head: []byte(first + `{"type":"ADDED","object":{"metadata":{"name":"`),
 				body: []byte(strings.Repeat("x", 4096)), size: 4 << 30,
 			}
-			d := NewDecoder(in, decodeTestObj, tc.opts)
+			d := NewDecoder(in, testCodec, tc.opts)
 			var err error
 			heap := allocated(func() {
 				if ev, e := d.Decode(); e != nil || ev.Type != Added {
@@ -118,7 +118,7 @@ func TestLimitDrippedEvents(t *testing.T) {
 		in.WriteString(event(Modified, `{"metadata":{"name":"`+name+`","resourceVersion":"2"},"spec":{"x":"`+strings.Repeat("y", 500)+`"}}`) + "\n")
 	}
 	r := &dripReader{data: []byte(in.String())}
-	d := NewDecoder(r, decodeTestObj, DecoderOptions{})
+	d := NewDecoder(r, testCodec, DecoderOptions{})
 	var names []string
 	heap := allocated(func() {
 		for {

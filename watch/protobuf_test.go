@@ -13,6 +13,7 @@ import (
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 func pbBytes(num int, v []byte) []byte { return protowire.AppendBytesField(nil, num, v) }
@@ -31,7 +32,7 @@ func pbPod(name, rv string) []byte {
 }
 
 func pbDecoder(r io.Reader, limit int) *Decoder[testObj] {
-	return NewDecoder(r, decodeTestObj, DecoderOptions{ContentType: rest.ContentTypeProtobuf, MaxFrameSize: limit})
+	return NewDecoder(r, testCodec, DecoderOptions{Format: wire.Protobuf, MaxFrameSize: limit})
 }
 
 func TestProtobufEvents(t *testing.T) {
@@ -141,8 +142,7 @@ func FuzzProtobufDecoder(f *testing.F) {
 			}
 		}
 		// The pods' own wire reader, as the api source decodes them.
-		dp := NewDecoder(bytes.NewReader(b), api.DecodePod, DecoderOptions{ContentType: rest.ContentTypeProtobuf, MaxFrameSize: 1 << 16}).
-			WithProtobuf(api.DecodePodProtobuf)
+		dp := NewDecoder(bytes.NewReader(b), api.Codec, DecoderOptions{Format: wire.Protobuf, MaxFrameSize: 1 << 16})
 		for range 100 {
 			if _, err := dp.Decode(); err != nil {
 				return
@@ -180,10 +180,11 @@ func TestProtobufWatchDirect(t *testing.T) {
 	stream := append(pbFrame("ADDED", pb), pbFrame("MODIFIED", pb)...)
 	stream = append(stream, pbFrame("ERROR", pbEnvelope("Status", status))...)
 	decodeAll := func(stream []byte, direct bool) ([]Event[*api.Pod], error) {
-		d := NewDecoder(bytes.NewReader(stream), api.DecodePod, DecoderOptions{ContentType: rest.ContentTypeProtobuf, KeepRaw: true})
+		codec := jsonCodec(api.DecodePod) // every object transcoded to JSON first
 		if direct {
-			d.WithProtobuf(api.DecodePodProtobuf)
+			codec = api.Codec
 		}
+		d := NewDecoder(bytes.NewReader(stream), codec, DecoderOptions{Format: wire.Protobuf, KeepRaw: true})
 		var evs []Event[*api.Pod]
 		for {
 			ev, err := d.Decode()

@@ -24,7 +24,7 @@ func FuzzErrorEvent(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, obj string) {
 		frame := `{"type":"ERROR","object":` + obj + "}\n"
-		d := NewDecoder(strings.NewReader(frame), decodeTestObj, DecoderOptions{MaxFrameSize: 64 << 10})
+		d := NewDecoder(strings.NewReader(frame), testCodec, DecoderOptions{MaxFrameSize: 64 << 10})
 		ev, err := d.Decode()
 		if err != nil {
 			switch kind := classify(err).Kind; kind {

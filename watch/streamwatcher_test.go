@@ -31,7 +31,7 @@ func (b *countingBody) Close() error {
 }
 
 func newWatcher(body io.ReadCloser) *StreamWatcher[testObj] {
-	return NewStreamWatcher(body, NewDecoder(body, decodeTestObj, DecoderOptions{}), where)
+	return NewStreamWatcher(body, NewDecoder(body, testCodec, DecoderOptions{}), where)
 }
 
 // recv waits for the next event; ok is false when the channel closed.

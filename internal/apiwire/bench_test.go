@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"testing"
+
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // discard is a ResponseWriter that keeps nothing.
@@ -26,11 +28,11 @@ func BenchmarkRespondWatch(b *testing.B) {
 	ev := Event(Modified, bytes.TrimSpace(pod))
 	body := bytes.Repeat(ev, 64)
 	req := httptest.NewRequest(http.MethodGet, "/api/v1/pods?watch=1", nil)
-	req.Header.Set("Accept", MediaProtobuf)
+	req.Header.Set("Accept", wire.ContentTypeProtobuf)
 	b.SetBytes(int64(len(ev)))
 	b.ReportAllocs()
 	for b.Loop() {
-		w, _ := Respond(&discard{h: http.Header{"Content-Type": {MediaJSON}}}, req)
+		w, _ := Respond(&discard{h: http.Header{"Content-Type": {wire.ContentTypeJSON}}}, req)
 		for i := 0; i < len(body); i += 64 << 10 {
 			w.Write(body[i:min(i+64<<10, len(body))])
 		}

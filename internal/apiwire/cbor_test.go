@@ -11,6 +11,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/cborwire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 func TestNegotiateCBOR(t *testing.T) {
@@ -22,7 +23,7 @@ func TestNegotiateCBOR(t *testing.T) {
 		"application/cbor-seq": false,
 	} {
 		f, ok := Negotiate(accept)
-		if ok != want || ok && f != CBOR {
+		if ok != want || ok && f != wire.CBOR {
 			t.Errorf("Negotiate(%q) = %v, %t; want CBOR: %t", accept, f, ok, want)
 		}
 	}
@@ -46,21 +47,21 @@ func TestRespondWatchCBOR(t *testing.T) {
 		ErrorEvent(Gone("too old resource version: 1 (5)")),
 	}
 	body := bytes.Join(events, nil)
-	rec := serve(t, "/api/v1/pods?watch=true&resourceVersion=4", MediaCBOR, func(w http.ResponseWriter) {
+	rec := serve(t, "/api/v1/pods?watch=true&resourceVersion=4", wire.ContentTypeCBOR, func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		for i := 0; i < len(body); i += 37 {
 			w.Write(body[i:min(i+37, len(body))])
 		}
 	})
-	if ct := rec.Header().Get("Content-Type"); ct != MediaCBORSeq {
-		t.Fatalf("Content-Type %q, want %q", ct, MediaCBORSeq)
+	if ct := rec.Header().Get("Content-Type"); ct != wire.ContentTypeCBORSeq {
+		t.Fatalf("Content-Type %q, want %q", ct, wire.ContentTypeCBORSeq)
 	}
 	r := stream.NewReader(bytes.NewReader(rec.Body.Bytes()), 1<<20)
-	var f stream.CBORFramer
+	var f cborwire.Framer
 	var tc cborwire.Transcoder
 	for i, ev := range events {
-		item, _, err := r.NextCBOR(&f, 0)
+		item, _, err := r.Next(&f)
 		if err != nil {
 			t.Fatalf("item %d: %v", i, err)
 		}
@@ -75,7 +76,7 @@ func TestRespondWatchCBOR(t *testing.T) {
 			t.Errorf("item %d (-want +got):\n%s", i, d)
 		}
 	}
-	if _, _, err := r.NextCBOR(&f, 0); err != io.EOF {
+	if _, _, err := r.Next(&f); err != io.EOF {
 		t.Errorf("after the events: %v, want io.EOF", err)
 	}
 }
@@ -88,13 +89,13 @@ func TestRespondListAndStatusCBOR(t *testing.T) {
 		body []byte
 		code int
 	}{"list": {page, http.StatusOK}, "status": {st.JSON(), http.StatusGone}} {
-		rec := serve(t, "/api/v1/pods", MediaCBOR, func(w http.ResponseWriter) {
+		rec := serve(t, "/api/v1/pods", wire.ContentTypeCBOR, func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(tc.code)
 			w.Write(tc.body)
 		})
-		if ct := rec.Header().Get("Content-Type"); ct != MediaCBOR || rec.Code != tc.code {
-			t.Fatalf("%s: %d %q, want %d %q", name, rec.Code, ct, tc.code, MediaCBOR)
+		if ct := rec.Header().Get("Content-Type"); ct != wire.ContentTypeCBOR || rec.Code != tc.code {
+			t.Fatalf("%s: %d %q, want %d %q", name, rec.Code, ct, tc.code, wire.ContentTypeCBOR)
 		}
 		var tr cborwire.Transcoder
 		js, err := tr.JSON(rec.Body.Bytes(), 0)

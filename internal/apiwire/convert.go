@@ -1,16 +1,17 @@
 package apiwire
 
 import (
-	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/cborwire"
+	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // fromJSON turns JSON documents into the client's form, one document at a
 // time as each is framed: watch events into the form's events, anything
 // else into one object.
 type fromJSON struct {
-	framer  stream.JSONFramer
+	framer  jsonx.Framer
 	scanned bool // framer holds the scan of the document pending starts with
 	encode  func(out, doc []byte) ([]byte, error)
 	out     []byte
@@ -18,12 +19,12 @@ type fromJSON struct {
 
 // newConverter returns the converter to f of a body that is a watch stream
 // when stream is true.
-func newConverter(f Format, stream bool) converter {
+func newConverter(f wire.Format, stream bool) converter {
 	c := &fromJSON{}
 	switch {
-	case f == CBOR && stream:
+	case f == wire.CBOR && stream:
 		c.encode = cborwire.AppendEventJSON
-	case f == CBOR:
+	case f == wire.CBOR:
 		c.encode = cborwire.AppendJSON
 	case stream:
 		var enc protowire.Encoder
@@ -36,18 +37,15 @@ func newConverter(f Format, stream bool) converter {
 }
 
 func (c *fromJSON) next(pending []byte) (int, []byte, error) {
-	start := 0
-	for start < len(pending) && isSpace(pending[start]) {
-		start++
-	}
+	start := c.framer.Space(pending)
 	if start == len(pending) {
 		return start, nil, nil // the newline after a document
 	}
 	if !c.scanned {
-		c.framer.Reset(0)
+		c.framer.Reset()
 		c.scanned = true
 	}
-	n, err := c.framer.Scan(pending[start:])
+	n, err := c.framer.Scan(pending[start:], len(pending)-start)
 	if err != nil || n < 0 {
 		return 0, nil, err
 	}
@@ -55,5 +53,3 @@ func (c *fromJSON) next(pending []byte) (int, []byte, error) {
 	c.out, err = c.encode(c.out[:0], pending[start:start+n])
 	return start + n, c.out, err
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }

@@ -4,59 +4,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/podwatch/podwatch/rest/wire"
 )
-
-// Format is a wire form podwatch's servers write: the apiserver's JSON, the
-// protobuf a kubelet asks for, or CBOR (alpha in Kubernetes 1.37, served by
-// the real apiserver only with its CBORServingAndStorage gate on).
-type Format uint8
-
-const (
-	JSON Format = iota
-	Protobuf
-	CBOR
-)
-
-// Media types, as the apiserver names them in Accept and Content-Type.
-const (
-	MediaJSON     = "application/json"
-	MediaProtobuf = "application/vnd.kubernetes.protobuf"
-	MediaCBOR     = "application/cbor"
-	// MediaCBORSeq is a CBOR watch body's Content-Type: a sequence of
-	// items. The apiserver answers it but refuses it in Accept.
-	MediaCBORSeq = "application/cbor-seq"
-	// StreamWatch is the parameter a protobuf watch body's Content-Type
-	// carries.
-	StreamWatch = ";stream=watch"
-)
-
-// ContentType is the Content-Type of an answer in f: a watch stream's when
-// stream is true (a 200 to a watch), else a single object's (a list, a
-// Status). The apiserver marks only a protobuf stream as one: a JSON watch
-// is application/json.
-func (f Format) ContentType(stream bool) string {
-	switch {
-	case f == JSON:
-		return MediaJSON
-	case f == CBOR && stream:
-		return MediaCBORSeq
-	case f == CBOR:
-		return MediaCBOR
-	case stream:
-		return MediaProtobuf + StreamWatch
-	}
-	return MediaProtobuf
-}
-
-func (f Format) String() string {
-	switch f {
-	case Protobuf:
-		return "protobuf"
-	case CBOR:
-		return "cbor"
-	}
-	return "json"
-}
 
 // Negotiate picks the form an Accept header prefers among those the servers
 // write, as the apiserver does: media ranges by quality (q), in their order
@@ -67,12 +17,12 @@ func (f Format) String() string {
 //
 // The kubelet sends "application/vnd.kubernetes.protobuf,application/json"
 // and so gets protobuf; kubectl's Table request falls back to plain JSON.
-func Negotiate(accept string) (Format, bool) {
+func Negotiate(accept string) (wire.Format, bool) {
 	if strings.TrimSpace(accept) == "" {
-		return JSON, true
+		return wire.JSON, true
 	}
 	type choice struct {
-		f Format
+		f wire.Format
 		q float64
 	}
 	var best []choice
@@ -85,7 +35,7 @@ func Negotiate(accept string) (Format, bool) {
 		}
 	}
 	if len(best) == 0 {
-		return JSON, false
+		return wire.JSON, false
 	}
 	slices.SortStableFunc(best, func(a, b choice) int {
 		switch {
@@ -99,16 +49,16 @@ func Negotiate(accept string) (Format, bool) {
 	return best[0].f, true
 }
 
-func formatOf(media string) (Format, bool) {
+// formatOf is the form a media range names. application/cbor-seq is not
+// among them: the apiserver answers it but refuses it in Accept.
+func formatOf(media string) (wire.Format, bool) {
 	switch media {
-	case "*/*", "application/*", MediaJSON:
-		return JSON, true
-	case MediaProtobuf:
-		return Protobuf, true
-	case MediaCBOR:
-		return CBOR, true
+	case "*/*", "application/*":
+		return wire.JSON, true
+	case wire.ContentTypeCBORSeq:
+		return wire.JSON, false
 	}
-	return JSON, false
+	return wire.ParseContentType(media)
 }
 
 // readParams reads a media range's parameters: its quality (1 when unset),
@@ -141,4 +91,5 @@ func Accepts(accept string) bool {
 }
 
 // AvailableRepresentations is what a 406 from podwatch's servers offers.
-const AvailableRepresentations = "application/json, application/json;stream=watch, application/vnd.kubernetes.protobuf, application/vnd.kubernetes.protobuf;stream=watch, application/cbor"
+const AvailableRepresentations = wire.ContentTypeJSON + ", " + wire.ContentTypeJSON + ";stream=watch, " +
+	wire.ContentTypeProtobuf + ", " + wire.ContentTypeProtobufWatch + ", " + wire.ContentTypeCBOR

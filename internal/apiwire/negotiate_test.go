@@ -13,19 +13,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 func TestNegotiate(t *testing.T) {
-	const no = Format(99)
-	for accept, want := range map[string]Format{
-		"": JSON, "*/*": JSON, "application/json": JSON, "application/json, */*": JSON,
-		"application/vnd.kubernetes.protobuf,application/json":                                                            Protobuf,
-		"application/vnd.kubernetes.protobuf":                                                                             Protobuf,
-		"application/vnd.kubernetes.protobuf;stream=watch":                                                                Protobuf,
-		"application/json,application/vnd.kubernetes.protobuf":                                                            JSON,
-		"application/json;q=0.5,application/vnd.kubernetes.protobuf":                                                      Protobuf,
-		"application/vnd.kubernetes.protobuf;q=0,application/json":                                                        JSON,
-		"application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json": JSON,
+	const no = wire.Format(99)
+	for accept, want := range map[string]wire.Format{
+		"": wire.JSON, "*/*": wire.JSON, "application/json": wire.JSON, "application/json, */*": wire.JSON,
+		"application/vnd.kubernetes.protobuf,application/json":                                                            wire.Protobuf,
+		"application/vnd.kubernetes.protobuf":                                                                             wire.Protobuf,
+		"application/vnd.kubernetes.protobuf;stream=watch":                                                                wire.Protobuf,
+		"application/json,application/vnd.kubernetes.protobuf":                                                            wire.JSON,
+		"application/json;q=0.5,application/vnd.kubernetes.protobuf":                                                      wire.Protobuf,
+		"application/vnd.kubernetes.protobuf;q=0,application/json":                                                        wire.JSON,
+		"application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json": wire.JSON,
 		"application/json;as=Table;v=v1;g=meta.k8s.io":                                                                    no,
 		"application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io":                                                 no,
 		"text/html": no,
@@ -66,8 +67,8 @@ func TestRespondList(t *testing.T) {
 			w.Write(part)
 		}
 	})
-	if ct := rec.Header().Get("Content-Type"); ct != MediaProtobuf {
-		t.Fatalf("Content-Type %q, want %q", ct, MediaProtobuf)
+	if ct := rec.Header().Get("Content-Type"); ct != wire.ContentTypeProtobuf {
+		t.Fatalf("Content-Type %q, want %q", ct, wire.ContentTypeProtobuf)
 	}
 	var enc protowire.Encoder
 	want, err := enc.Envelope(nil, page)
@@ -82,7 +83,7 @@ func TestRespondList(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(page)
 	})
-	if rec.Header().Get("Content-Type") != MediaJSON || !bytes.Equal(rec.Body.Bytes(), page) {
+	if rec.Header().Get("Content-Type") != wire.ContentTypeJSON || !bytes.Equal(rec.Body.Bytes(), page) {
 		t.Errorf("JSON client got %q %q", rec.Header().Get("Content-Type"), rec.Body.Bytes())
 	}
 }
@@ -104,7 +105,7 @@ func TestRespondWatch(t *testing.T) {
 			w.Write(body[i:min(i+37, len(body))])
 		}
 	})
-	if ct := rec.Header().Get("Content-Type"); ct != MediaProtobuf+StreamWatch {
+	if ct := rec.Header().Get("Content-Type"); ct != wire.ContentTypeProtobufWatch {
 		t.Fatalf("Content-Type %q, want the protobuf watch stream", ct)
 	}
 	r := bytes.NewReader(rec.Body.Bytes())
@@ -140,11 +141,11 @@ func TestRespondWatch(t *testing.T) {
 }
 
 // TestRespondStatus: an error answer, to a list or a watch, is a Status
-// envelope; a 406 stays JSON, as the apiserver writes it.
+// envelope; a 406 stays wire.JSON, as the apiserver writes it.
 func TestRespondStatus(t *testing.T) {
 	for _, target := range []string{"/api/v1/pods", "/api/v1/pods?watch=1"} {
 		rec := serve(t, target, kubeletAccept, func(w http.ResponseWriter) { Gone("gone").Write(w) })
-		if rec.Code != http.StatusGone || rec.Header().Get("Content-Type") != MediaProtobuf {
+		if rec.Code != http.StatusGone || rec.Header().Get("Content-Type") != wire.ContentTypeProtobuf {
 			t.Fatalf("%s: %d %q, want 410 in protobuf", target, rec.Code, rec.Header().Get("Content-Type"))
 		}
 		u, err := protowire.ParseEnvelope(rec.Body.Bytes(), 0)
@@ -153,7 +154,7 @@ func TestRespondStatus(t *testing.T) {
 		}
 	}
 	rec := serve(t, "/api/v1/pods", "text/html", func(w http.ResponseWriter) { NotAcceptable(AvailableRepresentations).Write(w) })
-	if rec.Header().Get("Content-Type") != MediaJSON || !strings.Contains(rec.Body.String(), `"code":406`) {
+	if rec.Header().Get("Content-Type") != wire.ContentTypeJSON || !strings.Contains(rec.Body.String(), `"code":406`) {
 		t.Errorf("406: %q %s, want the JSON Status", rec.Header().Get("Content-Type"), rec.Body.String())
 	}
 }
@@ -166,7 +167,7 @@ func TestRespondDiscovery(t *testing.T) {
 		js := httptest.NewRecorder()
 		ServeDiscovery(js, req)
 		rec := serve(t, path, kubeletAccept, func(w http.ResponseWriter) { ServeDiscovery(w, req) })
-		if rec.Header().Get("Content-Type") != MediaProtobuf {
+		if rec.Header().Get("Content-Type") != wire.ContentTypeProtobuf {
 			t.Fatalf("%s: Content-Type %q", path, rec.Header().Get("Content-Type"))
 		}
 		u, err := protowire.ParseEnvelope(rec.Body.Bytes(), 0)
@@ -192,8 +193,8 @@ func TestRespondDiscovery(t *testing.T) {
 	}
 	// Aggregated discovery has a media type of its own, and stays JSON.
 	req := httptest.NewRequest(http.MethodGet, "/apis", nil)
-	req.Header.Set("Accept", aggregatedV2+","+MediaJSON)
-	rec := serve(t, "/apis", MediaProtobuf+","+MediaJSON, func(w http.ResponseWriter) { ServeDiscovery(w, req) })
+	req.Header.Set("Accept", aggregatedV2+","+wire.ContentTypeJSON)
+	rec := serve(t, "/apis", wire.ContentTypeProtobuf+","+wire.ContentTypeJSON, func(w http.ResponseWriter) { ServeDiscovery(w, req) })
 	if rec.Header().Get("Content-Type") != aggregatedV2 {
 		t.Errorf("aggregated discovery: Content-Type %q", rec.Header().Get("Content-Type"))
 	}
@@ -241,10 +242,10 @@ func TestRespondLeavesProtobuf(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := serve(t, "/api/v1/pods?watch=1", kubeletAccept, func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", MediaProtobuf+StreamWatch)
+		w.Header().Set("Content-Type", wire.ContentTypeProtobufWatch)
 		w.Write(frames)
 	})
-	if !bytes.Equal(rec.Body.Bytes(), frames) || rec.Header().Get("Content-Type") != MediaProtobuf+StreamWatch {
+	if !bytes.Equal(rec.Body.Bytes(), frames) || rec.Header().Get("Content-Type") != wire.ContentTypeProtobufWatch {
 		t.Errorf("protobuf client: %q %q, want the frames untouched", rec.Header().Get("Content-Type"), rec.Body.Bytes())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // recorded is internal/docs' recording of a real v1.37.2 apiserver's
@@ -52,7 +53,7 @@ func TestRespondAsTheRecordedApiserver(t *testing.T) {
 	} {
 		want := readRecorded(t, c.file)
 		rec := serve(t, c.target, kubeletAccept, func(w http.ResponseWriter) {
-			w.Header().Set("Content-Type", MediaJSON)
+			w.Header().Set("Content-Type", wire.ContentTypeJSON)
 			w.WriteHeader(c.code)
 			w.Write(append(asJSON(want), '\n'))
 		})
@@ -82,7 +83,7 @@ func TestRespondAsTheRecordedApiserver(t *testing.T) {
 		t.Fatalf("the recording's watch list holds %d initial-events-end bookmarks, want 1", bookmarks)
 	}
 	got := serve(t, "/api/v1/namespaces/pb-wire/pods?watch=true", kubeletAccept, func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", MediaJSON)
+		w.Header().Set("Content-Type", wire.ContentTypeJSON)
 		w.Write(events)
 	}).Body.Bytes()
 	gotFrames := splitFrames(t, got)
@@ -98,7 +99,7 @@ func TestRespondAsTheRecordedApiserver(t *testing.T) {
 	// The 410: an ERROR event carrying the Status envelope.
 	want := readRecorded(t, "gone.bin")
 	got = serve(t, "/api/v1/namespaces/pb-wire/pods?watch=true", kubeletAccept, func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", MediaJSON)
+		w.Header().Set("Content-Type", wire.ContentTypeJSON)
 		w.Write(ErrorEvent(Gone("too old resource version: 215 (219)")))
 	}).Body.Bytes()
 	if !bytes.Equal(got, want) {

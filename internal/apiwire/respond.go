@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // Respond returns the writer a server answers a request through, and the
@@ -35,10 +36,10 @@ import (
 //
 // Each document is written as soon as its last byte arrives, and flushed
 // when the server flushes, so a replay's timing is kept event by event.
-func Respond(w http.ResponseWriter, r *http.Request) (*Writer, Format) {
+func Respond(w http.ResponseWriter, r *http.Request) (*Writer, wire.Format) {
 	f, ok := Negotiate(r.Header.Get("Accept"))
 	if !ok {
-		f = JSON // the server answers the 406, in JSON
+		f = wire.JSON // the server answers the 406, in JSON
 	}
 	_, watchPath, _ := RoutePods(r.URL.Path)
 	return &Writer{w: w, want: f, api: isAPIPath(r.URL.Path), watch: watchPath || isTrue(r.URL.Query(), "watch")}, f
@@ -58,7 +59,7 @@ const maxDocument = protowire.DefaultLimit
 // Writer is the http.ResponseWriter Respond returns.
 type Writer struct {
 	w       http.ResponseWriter
-	want    Format
+	want    wire.Format
 	api     bool
 	watch   bool
 	started bool      // WriteHeader has passed on
@@ -91,9 +92,13 @@ func (p *Writer) WriteHeader(code int) {
 	h := p.w.Header()
 	if p.api {
 		stream := p.watch && code == http.StatusOK
-		if h.Get("Content-Type") == MediaJSON && p.want != JSON {
+		if h.Get("Content-Type") == wire.ContentTypeJSON && p.want != wire.JSON {
 			p.conv = newConverter(p.want, stream)
-			h.Set("Content-Type", p.want.ContentType(stream))
+			ct := p.want.ContentType()
+			if stream {
+				ct = p.want.WatchContentType()
+			}
+			h.Set("Content-Type", ct)
 			h.Del("Content-Length")
 		}
 	}

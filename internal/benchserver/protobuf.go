@@ -13,6 +13,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/apiwire"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // The copies in protobuf, fast. Encoding each copy's JSON to protobuf as it
@@ -344,11 +345,11 @@ func (s *Server) serveProtobuf(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		*page = body
-		w.Header().Set("Content-Type", apiwire.Protobuf.ContentType(false))
+		w.Header().Set("Content-Type", wire.Protobuf.ContentType())
 		w.Write(body)
 		return
 	}
-	w.Header().Set("Content-Type", apiwire.Protobuf.ContentType(true))
+	w.Header().Set("Content-Type", wire.Protobuf.WatchContentType())
 	bw := bufio.NewWriterSize(w, 64<<10)
 	defer bw.Flush()
 	var v values

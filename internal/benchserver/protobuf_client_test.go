@@ -21,6 +21,7 @@ import (
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 	"github.com/podwatch/podwatch/watch"
 )
 
@@ -38,7 +39,7 @@ func TestProtobuf(t *testing.T) {
 	hs := httptest.NewServer(&Server{Pods: p, M: 6})
 	t.Cleanup(hs.Close)
 	got := map[string][]string{}
-	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
+	for _, ct := range []string{wire.ContentTypeJSON, wire.ContentTypeProtobuf} {
 		c, err := rest.NewClient(rest.Config{Host: hs.URL, ContentType: ct})
 		if err != nil {
 			t.Fatal(err)
@@ -47,7 +48,7 @@ func TestProtobuf(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s list: %v", ct, err)
 		}
-		list, err := rest.DecodeListContent(resp.Body, ct, api.DecodePod, rest.ListLimits{})
+		list, err := rest.DecodeList(resp.Body, c.Format(), api.Codec, rest.ListLimits{})
 		resp.Body.Close()
 		if err != nil {
 			t.Fatalf("%s list: %v", ct, err)
@@ -61,7 +62,7 @@ func TestProtobuf(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s watch: %v", ct, err)
 		}
-		d := watch.NewDecoder(resp.Body, api.DecodePod, watch.DecoderOptions{ContentType: ct})
+		d := watch.NewDecoder(resp.Body, api.Codec, watch.DecoderOptions{Format: c.Format()})
 		for {
 			ev, err := d.Decode()
 			if errors.Is(err, io.EOF) {
@@ -74,10 +75,10 @@ func TestProtobuf(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	if len(got[rest.ContentTypeJSON]) != 1+3+4+1+6 {
-		t.Fatalf("JSON: %d lines, want a list of 3 and 11 events: %v", len(got[rest.ContentTypeJSON]), got[rest.ContentTypeJSON])
+	if len(got[wire.ContentTypeJSON]) != 1+3+4+1+6 {
+		t.Fatalf("JSON: %d lines, want a list of 3 and 11 events: %v", len(got[wire.ContentTypeJSON]), got[wire.ContentTypeJSON])
 	}
-	if d := cmp.Diff(got[rest.ContentTypeJSON], got[rest.ContentTypeProtobuf]); d != "" {
+	if d := cmp.Diff(got[wire.ContentTypeJSON], got[wire.ContentTypeProtobuf]); d != "" {
 		t.Errorf("protobuf client differs (-json +protobuf):\n%s", d)
 	}
 }
@@ -107,7 +108,7 @@ func TestProtobufWire(t *testing.T) {
 			converted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				pw, _ := apiwire.Respond(w, r)
 				r = r.Clone(r.Context())
-				r.Header.Set("Accept", apiwire.MediaJSON)
+				r.Header.Set("Accept", wire.ContentTypeJSON)
 				s.ServeHTTP(pw, r)
 			}))
 			t.Cleanup(converted.Close)
@@ -120,9 +121,9 @@ func TestProtobufWire(t *testing.T) {
 				watchQ + "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan",
 				watchQ + "&resourceVersion=120",
 			} {
-				js := get(t, fast.URL+path, apiwire.MediaJSON)
-				pb := get(t, fast.URL+path, apiwire.MediaProtobuf)
-				if want := get(t, converted.URL+path, apiwire.MediaProtobuf); !bytes.Equal(pb, want) {
+				js := get(t, fast.URL+path, wire.ContentTypeJSON)
+				pb := get(t, fast.URL+path, wire.ContentTypeProtobuf)
+				if want := get(t, converted.URL+path, wire.ContentTypeProtobuf); !bytes.Equal(pb, want) {
 					t.Errorf("%s: %d protobuf bytes differ from the converter's %d", path, len(pb), len(want))
 				}
 				got := transcode(t, pb, strings.Contains(path, "watch=true"))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/apiwire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // Server serves the copies and M events. It keeps no state between requests:
@@ -26,7 +27,7 @@ func (s *Server) LastRV() int64 { return int64(s.Pods.N + s.M) }
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if st := s.refuse(r); st == nil {
-		if f, ok := apiwire.Negotiate(r.Header.Get("Accept")); ok && f == apiwire.Protobuf {
+		if f, ok := apiwire.Negotiate(r.Header.Get("Accept")); ok && f == wire.Protobuf {
 			s.serveProtobuf(w, r) // the kubelet's form, assembled fast
 			return
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/wire"
 	"github.com/podwatch/podwatch/watch"
 )
 
@@ -53,7 +54,7 @@ func TestListPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		list, err := rest.DecodeList(resp.Body, api.DecodePod, rest.ListLimits{})
+		list, err := rest.DecodeList(resp.Body, wire.JSON, api.Codec, rest.ListLimits{})
 		resp.Body.Close()
 		if err != nil {
 			t.Fatalf("page %d: %v", page, err)
@@ -88,7 +89,7 @@ func TestWatchList(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	d := watch.NewDecoder(resp.Body, api.DecodePod, watch.DecoderOptions{})
+	d := watch.NewDecoder(resp.Body, api.Codec, watch.DecoderOptions{})
 	var got []string
 	for {
 		ev, err := d.Decode()

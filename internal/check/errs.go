@@ -7,6 +7,7 @@ import (
 
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/meta"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // absentPod names a pod no one has: getting it is a 404 (or a 403 where
@@ -49,7 +50,7 @@ func checkErrorStatusBody(ctx context.Context, e *env) Outcome {
 // statusBodyProblem says what is wrong with a refusal's body, "" if
 // nothing.
 func statusBodyProblem(x *Exchange) string {
-	if mt, _ := mediaType(x.ContentType); mt != rest.ContentTypeJSON {
+	if mt, _ := mediaType(x.ContentType); mt != wire.ContentTypeJSON {
 		return fmt.Sprintf("the %d answer's Content-Type is %q, not application/json", x.Status, x.ContentType)
 	}
 	st, err := meta.ParseStatus([]byte(x.Body))

@@ -20,6 +20,7 @@ import (
 	"github.com/podwatch/podwatch/internal/model"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // A fault server is the model apiserver with one fault of a watch server
@@ -392,7 +393,7 @@ func podsNamed(t *testing.T, url, prefix string) []string {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	l, err := rest.DecodeList(resp.Body, api.DecodePod, rest.ListLimits{})
+	l, err := rest.DecodeList(resp.Body, wire.JSON, api.Codec, rest.ListLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/jsonx"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // framingEvents is how many events the framing checks read at most.
@@ -127,14 +128,14 @@ func checkContentTypeJSON(ctx context.Context, e *env) Outcome {
 	if l.err != nil {
 		return requestFailed(req, "the list", l.err, l.x)
 	}
-	if mt, _ := mediaType(l.x.ContentType); mt != rest.ContentTypeJSON {
+	if mt, _ := mediaType(l.x.ContentType); mt != wire.ContentTypeJSON {
 		return fail(req, fmt.Sprintf("the list answered Content-Type %q", l.x.ContentType), l.x)
 	}
 	w := e.framingWatch(ctx, e.json)
 	if w.err != nil {
 		return requestFailed(req, "the watch", w.err, w.x)
 	}
-	if mt, _ := mediaType(w.x.ContentType); mt != rest.ContentTypeJSON {
+	if mt, _ := mediaType(w.x.ContentType); mt != wire.ContentTypeJSON {
 		return fail(req, fmt.Sprintf("the watch answered Content-Type %q", w.x.ContentType), w.x)
 	}
 	return pass("list %q, watch %q", l.x.ContentType, w.x.ContentType).with(l.x, w.x)
@@ -144,14 +145,14 @@ func checkContentTypeJSON(ctx context.Context, e *env) Outcome {
 // it and watches as its length-prefixed stream, both readable.
 func checkContentTypeProtobuf(ctx context.Context, e *env) Outcome {
 	return checkBinaryFormat(ctx, e, e.proto, binaryFormat{name: "protobuf",
-		asked: rest.ContentTypeProtobuf, stream: rest.ContentTypeProtobuf, streamParam: "watch"})
+		asked: wire.ContentTypeProtobuf, stream: wire.ContentTypeProtobuf, streamParam: "watch"})
 }
 
 // checkContentTypeCBOR: asked for CBOR, a server that offers it answers a
 // list as application/cbor and a watch as application/cbor-seq.
 func checkContentTypeCBOR(ctx context.Context, e *env) Outcome {
 	return checkBinaryFormat(ctx, e, e.cbor, binaryFormat{name: "CBOR",
-		asked: rest.ContentTypeCBOR, stream: rest.ContentTypeCBORSeq})
+		asked: wire.ContentTypeCBOR, stream: wire.ContentTypeCBORSeq})
 }
 
 // binaryFormat is a format other than JSON a server may offer: the media

@@ -11,6 +11,7 @@ import (
 
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/wire"
 	"github.com/podwatch/podwatch/watch"
 )
 
@@ -45,15 +46,15 @@ func newEnv(opts Options) (*env, error) {
 		return rt
 	}
 	var err error
-	cfg.ContentType = rest.ContentTypeJSON
+	cfg.ContentType = wire.ContentTypeJSON
 	if e.json, err = rest.NewClient(cfg); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
-	cfg.ContentType = rest.ContentTypeProtobuf
+	cfg.ContentType = wire.ContentTypeProtobuf
 	if e.proto, err = rest.NewClient(cfg); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
-	cfg.ContentType = rest.ContentTypeCBOR
+	cfg.ContentType = wire.ContentTypeCBOR
 	if e.cbor, err = rest.NewClient(cfg); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
@@ -127,7 +128,7 @@ func doList(ctx context.Context, c *rest.Client, r *rest.Request) listed {
 		return listed{x: x, err: err}
 	}
 	defer resp.Body.Close()
-	l, err := rest.DecodeListContent(resp.Body, c.ContentType(), api.DecodePod, rest.ListLimits{})
+	l, err := rest.DecodeList(resp.Body, c.Format(), api.Codec, rest.ListLimits{})
 	if err != nil {
 		x.Error = "decode list: " + err.Error()
 	}
@@ -228,7 +229,7 @@ func (e *env) watch(ctx context.Context, s watchSpec) watched {
 			s.onOpen(wctx)
 		}()
 	}
-	dec := watch.NewDecoder(resp.Body, api.DecodePod, watch.DecoderOptions{KeepRaw: true, ContentType: c.ContentType()})
+	dec := watch.NewDecoder(resp.Body, api.Codec, watch.DecoderOptions{KeepRaw: true, Format: c.Format()})
 	w := watched{x: x}
 	for {
 		ev, err := dec.Decode()

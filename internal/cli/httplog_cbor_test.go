@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/internal/cli/clitest"
-	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/cborwire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // TestVerboseCBOR runs a CBOR watch at -v 9 against a server answering in
@@ -28,11 +28,11 @@ func TestVerboseCBOR(t *testing.T) {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("watch") != "true" {
-			w.Header().Set("Content-Type", rest.ContentTypeCBOR)
+			w.Header().Set("Content-Type", wire.ContentTypeCBOR)
 			w.Write(list)
 			return
 		}
-		w.Header().Set("Content-Type", rest.ContentTypeCBORSeq)
+		w.Header().Set("Content-Type", wire.ContentTypeCBORSeq)
 		w.Write(event)
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
@@ -40,9 +40,9 @@ func TestVerboseCBOR(t *testing.T) {
 	t.Cleanup(srv.Close)
 	r := mustRun(t, "watch", "--server", srv.URL, "--node", node1, "--content-type", "cbor", "--watch-list=false", "--max-events", "1", "-v", "9")
 	for _, want := range []string{
-		"curl -v -XGET -H 'Accept: " + rest.ContentTypeCBOR + "'",
-		fmt.Sprintf("(%s, %d bytes shown in hex): a self-described CBOR item (tag 55799, d9 d9 f7)", rest.ContentTypeCBOR, len(list)),
-		fmt.Sprintf("(%s, %d bytes shown in hex): a self-described CBOR item", rest.ContentTypeCBORSeq, len(event)),
+		"curl -v -XGET -H 'Accept: " + wire.ContentTypeCBOR + "'",
+		fmt.Sprintf("(%s, %d bytes shown in hex): a self-described CBOR item (tag 55799, d9 d9 f7)", wire.ContentTypeCBOR, len(list)),
+		fmt.Sprintf("(%s, %d bytes shown in hex): a self-described CBOR item", wire.ContentTypeCBORSeq, len(event)),
 		"    00000000  d9 d9 f7 ",
 	} {
 		if !strings.Contains(r.stderr, want) {

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/internal/cli/clitest"
-	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // pbField is the number of the field at path (JSON names) in kind's
@@ -57,11 +57,11 @@ func startProtobufAPI(t *testing.T) *protobufAPI {
 	a.frame = protowire.AppendWatchFrame(nil, "ADDED", protowire.AppendEnvelope(nil, "v1", "Pod", pbPod(t, "b", "11")))
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("watch") != "true" {
-			w.Header().Set("Content-Type", rest.ContentTypeProtobuf)
+			w.Header().Set("Content-Type", wire.ContentTypeProtobuf)
 			w.Write(a.list)
 			return
 		}
-		w.Header().Set("Content-Type", rest.ContentTypeProtobuf+";stream=watch")
+		w.Header().Set("Content-Type", wire.ContentTypeProtobuf+";stream=watch")
 		w.Write(a.frame)
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
@@ -81,11 +81,11 @@ func TestVerboseProtobuf(t *testing.T) {
 	list, raw, frame := a.list, a.raw, a.frame
 	r := mustRun(t, "watch", "--server", a.srv.URL, "--node", node1, "--content-type", "protobuf", "--watch-list=false", "--max-events", "1", "-v", "9")
 	for _, want := range []string{
-		"curl -v -XGET -H 'Accept: " + rest.ContentTypeProtobuf + "'",
+		"curl -v -XGET -H 'Accept: " + wire.ContentTypeProtobuf + "'",
 		fmt.Sprintf(`(%s, %d bytes shown in hex): envelope k8s\x00 v1 PodList, contentEncoding "", contentType "", object %d bytes, 1 item`,
-			rest.ContentTypeProtobuf, len(list), len(raw)),
+			wire.ContentTypeProtobuf, len(list), len(raw)),
 		fmt.Sprintf(`(%s;stream=watch, %d bytes shown in hex): first frame: length prefix 00 00 00 %02x = %d bytes of WatchEvent ADDED; envelope k8s\x00 v1 Pod,`,
-			rest.ContentTypeProtobuf, len(frame), len(frame)-4, len(frame)-4),
+			wire.ContentTypeProtobuf, len(frame), len(frame)-4, len(frame)-4),
 		"    00000000  6b 38 73 00 ", // the list's magic, k8s\x00, in the dump
 		"|k8s.",
 	} {

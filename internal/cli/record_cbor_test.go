@@ -13,6 +13,7 @@ import (
 	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/cborwire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // cborWire serves the CBOR watch list the real apiserver sent (with its
@@ -31,9 +32,9 @@ func cborWire(t *testing.T) (*httptest.Server, []byte) {
 		}
 		w.Header().Set("Content-Type", "application/cbor-seq")
 		in := stream.NewReader(bytes.NewReader(sent), len(sent)+1)
-		var f stream.CBORFramer
+		var f cborwire.Framer
 		for {
-			item, _, err := in.NextCBOR(&f, 0)
+			item, _, err := in.Next(&f)
 			if err != nil {
 				break
 			}
@@ -70,7 +71,7 @@ func TestRecordCBORThenReplay(t *testing.T) {
 	if got := recordedBody(ex); !bytes.HasPrefix(sent, got) || !bytes.HasPrefix(got, []byte{0xd9, 0xd9, 0xf7}) {
 		t.Errorf("recorded %d bytes that are not a start of the %d sent", len(got), len(sent))
 	}
-	if !ex.Response.IsCBOR() || ex.Request.Headers["Accept"] != "application/cbor" {
+	if ex.Response.Format() != wire.CBOR || ex.Request.Headers["Accept"] != "application/cbor" {
 		t.Errorf("asked %q, answered %q; want CBOR", ex.Request.Headers["Accept"], ex.Response.ContentType())
 	}
 	replayed := mustRun(t, append([]string{"watch", "--replay", dir, "--speed", "0"}, watch...)...)
@@ -95,8 +96,8 @@ func TestRecordCBORThenReplay(t *testing.T) {
 	if n := len(view.Exchanges[0].Response.Chunks); n < 4 {
 		t.Fatalf("the JSON view holds %d events, want the 4 the watch printed at least", n)
 	}
-	var f stream.CBORFramer
-	item, _, err := stream.NewReader(bytes.NewReader(sent), len(sent)+1).NextCBOR(&f, 0)
+	var f cborwire.Framer
+	item, _, err := stream.NewReader(bytes.NewReader(sent), len(sent)+1).Next(&f)
 	if err != nil {
 		t.Fatal(err)
 	}

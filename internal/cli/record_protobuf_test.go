@@ -8,6 +8,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/fixture"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // protobufWire serves the protobuf bytes the real apiserver sent in the
@@ -66,7 +67,7 @@ func TestRecordProtobufThenReplay(t *testing.T) {
 		if got, want := recordedBody(ex), recordedBody(sent.Exchanges[i]); !bytes.HasPrefix(want, got) || len(got) == 0 {
 			t.Errorf("exchange %d: recorded %d bytes that are not the %d sent, or a start of them", i, len(got), len(want))
 		}
-		if !ex.Response.IsProtobuf() || ex.Request.Headers["Accept"] != "application/vnd.kubernetes.protobuf" {
+		if ex.Response.Format() != wire.Protobuf || ex.Request.Headers["Accept"] != "application/vnd.kubernetes.protobuf" {
 			t.Errorf("exchange %d: asked %q, answered %q; want protobuf", i, ex.Request.Headers["Accept"], ex.Response.ContentType())
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // The CBOR section of docs/PROTOCOL.md is told from bodies recorded from
@@ -29,5 +29,5 @@ const cborSource = "cbor-"
 func checkCBOR(t *testing.T, s snippet) {
 	t.Helper()
 	s.source = strings.TrimPrefix(s.source, cborSource)
-	checkRecordedWire(t, cborDir, rest.ContentTypeCBOR, s)
+	checkRecordedWire(t, cborDir, wire.ContentTypeCBOR, s)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // The protobuf section of docs/PROTOCOL.md is told from bodies recorded from
@@ -53,7 +54,7 @@ var protobufDir = filepath.Join("testdata", "protobuf")
 
 func checkProtobuf(t *testing.T, s snippet) {
 	t.Helper()
-	checkRecordedWire(t, protobufDir, rest.ContentTypeProtobuf, s)
+	checkRecordedWire(t, protobufDir, wire.ContentTypeProtobuf, s)
 }
 
 // checkRecordedWire checks a hex, recorded or frames snippet against the
@@ -177,7 +178,7 @@ func traceRecordedIn(t *testing.T, dir, contentType, file string, data []byte) s
 // text trace, every time 0.000.
 func traceServed(t *testing.T, m recordedMeta, data []byte) string {
 	t.Helper()
-	return traceServedAs(t, m, rest.ContentTypeProtobuf, data)
+	return traceServedAs(t, m, wire.ContentTypeProtobuf, data)
 }
 
 // traceServedAs is traceServed for a client asking for contentType.

@@ -15,6 +15,7 @@ import (
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/cborwire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // cborGate is the alpha feature gate under which the apiserver serves CBOR.
@@ -29,13 +30,13 @@ func TestCBOR(t *testing.T) {
 	t.Cleanup(cancel)
 	t.Run("objects transcode to the JSON answers", func(t *testing.T) { testCBORTranscoding(t, ctx, c) })
 	t.Run("a reflector pushes as in JSON and protobuf", func(t *testing.T) {
-		testSameWatch(t, ctx, c, "cbor-match", rest.ContentTypeJSON, rest.ContentTypeProtobuf, rest.ContentTypeCBOR)
+		testSameWatch(t, ctx, c, "cbor-match", wire.ContentTypeJSON, wire.ContentTypeProtobuf, wire.ContentTypeCBOR)
 	})
 	t.Run("podwatch watch prints as in JSON and protobuf", func(t *testing.T) {
 		testSameCommand(t, ctx, c, "cbor-cmd", "json", "protobuf", "cbor")
 	})
 	t.Run("a 410 after compaction relists", func(t *testing.T) {
-		testGone(t, ctx, c, "cbor-gone", rest.ContentTypeCBOR, rest.ContentTypeCBORSeq)
+		testGone(t, ctx, c, "cbor-gone", wire.ContentTypeCBOR, wire.ContentTypeCBORSeq)
 	})
 }
 
@@ -53,8 +54,8 @@ func testCBORTranscoding(t *testing.T, ctx context.Context, c *cluster.Cluster) 
 	createRecordedPod(t, ctx, c, ns)
 	for _, name := range []string{"web", "recorded"} {
 		path := "/api/v1/namespaces/" + ns + "/pods/" + name
-		js := get(t, ctx, c, path, rest.ContentTypeJSON, http.StatusOK)
-		item := get(t, ctx, c, path, rest.ContentTypeCBOR, http.StatusOK)
+		js := get(t, ctx, c, path, wire.ContentTypeJSON, http.StatusOK)
+		item := get(t, ctx, c, path, wire.ContentTypeCBOR, http.StatusOK)
 		if !bytes.HasPrefix(item, []byte{0xd9, 0xd9, 0xf7}) {
 			t.Errorf("%s: the CBOR answer starts % x, want the self-describe tag", name, item[:min(3, len(item))])
 		}
@@ -70,9 +71,10 @@ func testCBORTranscoding(t *testing.T, ctx context.Context, c *cluster.Cluster) 
 
 	// A list decodes to the same pods in both.
 	lists := map[string][]any{}
-	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeCBOR} {
+	for _, f := range []wire.Format{wire.JSON, wire.CBOR} {
+		ct := f.ContentType()
 		body := get(t, ctx, c, "/api/v1/namespaces/"+ns+"/pods", ct, http.StatusOK)
-		l, err := rest.DecodeListContent(bytes.NewReader(body), ct, api.DecodePod, rest.ListLimits{})
+		l, err := rest.DecodeList(bytes.NewReader(body), f, api.Codec, rest.ListLimits{})
 		if err != nil {
 			t.Fatalf("decode %s list: %v", ct, err)
 		}
@@ -84,13 +86,13 @@ func testCBORTranscoding(t *testing.T, ctx context.Context, c *cluster.Cluster) 
 			lists[ct] = append(lists[ct], asJSON(t, b))
 		}
 	}
-	if d := cmp.Diff(lists[rest.ContentTypeJSON], lists[rest.ContentTypeCBOR]); d != "" {
+	if d := cmp.Diff(lists[wire.ContentTypeJSON], lists[wire.ContentTypeCBOR]); d != "" {
 		t.Errorf("list items differ (-json +cbor):\n%s", d)
 	}
 
 	// A 404 to a CBOR client is a CBOR Status, read as the JSON one is.
 	errs := map[string]*rest.StatusError{}
-	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeCBOR} {
+	for _, ct := range []string{wire.ContentTypeJSON, wire.ContentTypeCBOR} {
 		client, err := rest.NewClient(rest.Config{Host: c.URL, BearerToken: c.AdminToken, TLS: rest.TLSConfig{CAData: c.CAData}, ContentType: ct})
 		if err != nil {
 			t.Fatal(err)
@@ -103,7 +105,7 @@ func testCBORTranscoding(t *testing.T, ctx context.Context, c *cluster.Cluster) 
 		se.Where = ""
 		errs[ct] = se
 	}
-	if d := cmp.Diff(errs[rest.ContentTypeJSON], errs[rest.ContentTypeCBOR]); d != "" {
+	if d := cmp.Diff(errs[wire.ContentTypeJSON], errs[wire.ContentTypeCBOR]); d != "" {
 		t.Errorf("404 Status differs (-json +cbor):\n%s", d)
 	}
 }
@@ -111,7 +113,7 @@ func testCBORTranscoding(t *testing.T, ctx context.Context, c *cluster.Cluster) 
 // testCBORGateOff asks an apiserver with the default gates for CBOR: it
 // answers 406 NotAcceptable, which a CBOR client reports as such.
 func testCBORGateOff(t *testing.T, ctx context.Context, c *cluster.Cluster) {
-	client, err := rest.NewClient(rest.Config{Host: c.URL, BearerToken: c.NodeToken, TLS: rest.TLSConfig{CAData: c.CAData}, ContentType: rest.ContentTypeCBOR})
+	client, err := rest.NewClient(rest.Config{Host: c.URL, BearerToken: c.NodeToken, TLS: rest.TLSConfig{CAData: c.CAData}, ContentType: wire.ContentTypeCBOR})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,9 +130,9 @@ func testCBORGateOff(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	}
 	// The refusal, as docs/PROTOCOL.md quotes it: a JSON Status.
 	rec := wireRecording{}
-	body := cborGet(t, ctx, c, &rec, "notacceptable.json", "/api/v1/namespaces/default/pods", rest.ContentTypeCBOR, http.StatusNotAcceptable)
+	body := cborGet(t, ctx, c, &rec, "notacceptable.json", "/api/v1/namespaces/default/pods", wire.ContentTypeCBOR, http.StatusNotAcceptable)
 	var st struct{ Kind, Reason string }
-	if ct := rec.meta["notacceptable.json"].ContentType; ct != rest.ContentTypeJSON || json.Unmarshal(body, &st) != nil || st.Kind != "Status" || st.Reason != "NotAcceptable" {
+	if ct := rec.meta["notacceptable.json"].ContentType; ct != wire.ContentTypeJSON || json.Unmarshal(body, &st) != nil || st.Kind != "Status" || st.Reason != "NotAcceptable" {
 		t.Fatalf("the 406 is %q: %s; want a JSON NotAcceptable Status", ct, body)
 	}
 	if *updateCBORWire {

@@ -18,8 +18,8 @@ import (
 	"github.com/podwatch/podwatch/internal/cluster"
 	"github.com/podwatch/podwatch/internal/fixture"
 	"github.com/podwatch/podwatch/internal/stream"
-	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/cborwire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 var updateCBORWire = flag.Bool("update-cbor-wire", false,
@@ -55,23 +55,23 @@ func testCBORWireBytes(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	rec := wireRecording{}
 	path := "/api/v1/namespaces/" + ns + "/pods"
 
-	list := cborGet(t, ctx, c, &rec, "list.bin", path, rest.ContentTypeCBOR, http.StatusOK)
+	list := cborGet(t, ctx, c, &rec, "list.bin", path, wire.ContentTypeCBOR, http.StatusOK)
 	checkCBORObject(t, "list", list, "PodList")
-	notFound := cborGet(t, ctx, c, &rec, "notfound.bin", path+"/missing", rest.ContentTypeCBOR, http.StatusNotFound)
+	notFound := cborGet(t, ctx, c, &rec, "notfound.bin", path+"/missing", wire.ContentTypeCBOR, http.StatusNotFound)
 	checkCBORObject(t, "404", notFound, "Status")
 
 	// The watch's own media type is not one a client may ask for.
-	get(t, ctx, c, path+"?watch=true", rest.ContentTypeCBORSeq, http.StatusNotAcceptable)
+	get(t, ctx, c, path+"?watch=true", wire.ContentTypeCBORSeq, http.StatusNotAcceptable)
 
 	// A watch list: its initial ADDED, the bookmark that ends it, then a
 	// change, each a self-described item with nothing between them.
 	wctx, cancelWatch := context.WithCancel(ctx)
 	defer cancelWatch()
 	wpath := path + "?allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true"
-	resp := adminGet(t, wctx, c, wpath, rest.ContentTypeCBOR)
+	resp := adminGet(t, wctx, c, wpath, wire.ContentTypeCBOR)
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != rest.ContentTypeCBORSeq {
-		t.Fatalf("watch: %d %q, want 200 %s", resp.StatusCode, resp.Header.Get("Content-Type"), rest.ContentTypeCBORSeq)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != wire.ContentTypeCBORSeq {
+		t.Fatalf("watch: %d %q, want 200 %s", resp.StatusCode, resp.Header.Get("Content-Type"), wire.ContentTypeCBORSeq)
 	}
 	rec.note("watch-list.bin", wpath, resp)
 	tap := &itemTap{}
@@ -137,7 +137,7 @@ func checkCBORObject(t *testing.T, what string, b []byte, kind string) {
 // whole.
 type itemTap struct {
 	in   *stream.Reader
-	f    stream.CBORFramer
+	f    cborwire.Framer
 	tc   cborwire.Transcoder
 	raw  bytes.Buffer
 	used int64
@@ -150,7 +150,7 @@ type tappedEvent struct {
 
 func (it *itemTap) next(t *testing.T) tappedEvent {
 	t.Helper()
-	item, off, err := it.in.NextCBOR(&it.f, 0)
+	item, off, err := it.in.Next(&it.f)
 	if err != nil {
 		t.Fatalf("item at %d: %v", off, err)
 	}
@@ -233,10 +233,10 @@ func testRecordCBOR(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	}
 	var list, watchBody bool
 	for _, ex := range rec.Exchanges {
-		if ex.Response.Status == http.StatusOK && ex.Response.IsCBOR() {
+		if ex.Response.Status == http.StatusOK && ex.Response.Format() == wire.CBOR {
 			mt := ex.Response.ContentType()
-			list = list || mt == rest.ContentTypeCBOR
-			watchBody = watchBody || mt == rest.ContentTypeCBORSeq
+			list = list || mt == wire.ContentTypeCBOR
+			watchBody = watchBody || mt == wire.ContentTypeCBORSeq
 		}
 	}
 	if !list || !watchBody {

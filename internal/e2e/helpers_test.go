@@ -62,9 +62,9 @@ func clusterConfig(c *cluster.Cluster, token string) rest.Config {
 
 // nodeListWatch is the list-watch a kubelet on node builds for its pods.
 func nodeListWatch(client *rest.Client) *cache.ListWatch[*api.Pod] {
-	lw := cache.NewListWatchFromClient(client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", node), api.DecodePod)
-	lw.DecodeProtobuf = api.DecodePodProtobuf // as the api source reads protobuf
-	return lw
+	// api.Codec reads protobuf pods straight from the wire, as the api
+	// source does.
+	return cache.NewListWatchFromClient(client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", node), api.Codec)
 }
 
 // podState is what the tests compare of one pod: enough to tell each change

@@ -18,10 +18,11 @@ import (
 	"github.com/podwatch/podwatch/internal/apiwire"
 	"github.com/podwatch/podwatch/internal/cluster"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // kubeletAccept is what the kubelet's client sends.
-const kubeletAccept = apiwire.MediaProtobuf + "," + apiwire.MediaJSON
+const kubeletAccept = wire.ContentTypeProtobuf + "," + wire.ContentTypeJSON
 
 // TestServedProtobuf judges podwatch's protobuf answers by the real
 // apiserver: each JSON answer the apiserver gives, written through
@@ -71,7 +72,7 @@ func respond(target string, code int, jsonBody []byte) fetched {
 	req.Header.Set("Accept", kubeletAccept)
 	rec := httptest.NewRecorder()
 	w, _ := apiwire.Respond(rec, req)
-	w.Header().Set("Content-Type", apiwire.MediaJSON)
+	w.Header().Set("Content-Type", wire.ContentTypeJSON)
 	w.WriteHeader(code)
 	w.Write(jsonBody)
 	return fetched{rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes()}
@@ -107,7 +108,7 @@ func testServedDiscovery(t *testing.T, ctx context.Context, c *cluster.Cluster) 
 func testServedList(t *testing.T, ctx context.Context, c *cluster.Cluster, ns string) {
 	q := url.Values{"fieldSelector": {"spec.nodeName=" + node}}
 	path := "/api/v1/namespaces/" + ns + "/pods"
-	js := fetch(t, ctx, c, path+"?"+q.Encode(), apiwire.MediaJSON)
+	js := fetch(t, ctx, c, path+"?"+q.Encode(), wire.ContentTypeJSON)
 	var head struct {
 		Metadata struct{ ResourceVersion string }
 		Items    []json.RawMessage
@@ -130,7 +131,7 @@ func testServedStatus(t *testing.T, ctx context.Context, c *cluster.Cluster, ns 
 		"/api/v1/namespaces/" + ns + "/pods/missing",
 		"/api/v1/namespaces/" + ns + "/pods?resourceVersion=abc",
 	} {
-		js := fetch(t, ctx, c, path, apiwire.MediaJSON)
+		js := fetch(t, ctx, c, path, wire.ContentTypeJSON)
 		pb := fetch(t, ctx, c, path, kubeletAccept)
 		if js.code < 400 {
 			t.Fatalf("%s: %d, want an error", path, js.code)
@@ -165,9 +166,9 @@ func testServedWatch(t *testing.T, ctx context.Context, c *cluster.Cluster, ns s
 	pbFrames := make(chan []byte, 16)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jsonCT := openWatch(t, wctx, c, path, apiwire.MediaJSON, jsonEvents, readJSONEvent)
+	jsonCT := openWatch(t, wctx, c, path, wire.ContentTypeJSON, jsonEvents, readJSONEvent)
 	pbCT := openWatch(t, wctx, c, path, kubeletAccept, pbFrames, readFrame)
-	if pbCT != apiwire.Protobuf.ContentType(true) || jsonCT != apiwire.JSON.ContentType(true) {
+	if pbCT != wire.Protobuf.WatchContentType() || jsonCT != wire.JSON.WatchContentType() {
 		t.Fatalf("watch Content-Types %q and %q", jsonCT, pbCT)
 	}
 	var initial [][2][]byte // JSON event, protobuf frame

@@ -23,6 +23,7 @@ import (
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 	"github.com/podwatch/podwatch/watch"
 )
 
@@ -33,14 +34,14 @@ func TestProtobuf(t *testing.T) {
 	c, ctx := startCluster(t, 5*time.Minute)
 	t.Run("objects transcode to the JSON answers", func(t *testing.T) { testProtobufTranscoding(t, ctx, c) })
 	t.Run("a reflector pushes as in JSON", func(t *testing.T) {
-		testSameWatch(t, ctx, c, "pb-match", rest.ContentTypeJSON, rest.ContentTypeProtobuf)
+		testSameWatch(t, ctx, c, "pb-match", wire.ContentTypeJSON, wire.ContentTypeProtobuf)
 	})
 	t.Run("podwatch watch prints as in JSON", func(t *testing.T) {
 		checkProtobufTrace(t, testSameCommand(t, ctx, c, "pb-cmd", "json", "protobuf"))
 	})
 	t.Run("CBOR without its feature gate is refused", func(t *testing.T) { testCBORGateOff(t, ctx, c) })
 	t.Run("a 410 after compaction relists", func(t *testing.T) {
-		testGone(t, ctx, c, "pb-gone", rest.ContentTypeProtobuf, rest.ContentTypeProtobuf+";stream=watch")
+		testGone(t, ctx, c, "pb-gone", wire.ContentTypeProtobuf, wire.ContentTypeProtobuf+";stream=watch")
 	})
 }
 
@@ -61,8 +62,8 @@ func testProtobufTranscoding(t *testing.T, ctx context.Context, c *cluster.Clust
 	createRecordedPod(t, ctx, c, ns)
 	for _, name := range []string{"web", "recorded"} {
 		path := "/api/v1/namespaces/" + ns + "/pods/" + name
-		js := get(t, ctx, c, path, rest.ContentTypeJSON, http.StatusOK)
-		pb := get(t, ctx, c, path, rest.ContentTypeProtobuf, http.StatusOK)
+		js := get(t, ctx, c, path, wire.ContentTypeJSON, http.StatusOK)
+		pb := get(t, ctx, c, path, wire.ContentTypeProtobuf, http.StatusOK)
 		u, err := protowire.ParseEnvelope(pb, 0)
 		if err != nil {
 			t.Fatalf("%s: envelope: %v", name, err)
@@ -96,13 +97,14 @@ func testProtobufTranscoding(t *testing.T, ctx context.Context, c *cluster.Clust
 	// A list, decoded both ways, gives the same pods, whether the protobuf
 	// pods are transcoded to JSON or read straight from the wire.
 	lists := map[string][]any{}
-	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf, "direct"} {
-		wire, decodePB := ct, meta.ProtobufDecodeFunc[*api.Pod](nil)
+	for _, ct := range []string{wire.ContentTypeJSON, wire.ContentTypeProtobuf, "direct"} {
+		accept, codec := ct, meta.Codec[*api.Pod]{JSON: api.DecodePod} // protobuf pods transcoded to JSON first
 		if ct == "direct" {
-			wire, decodePB = rest.ContentTypeProtobuf, api.DecodePodProtobuf
+			accept, codec = wire.ContentTypeProtobuf, api.Codec
 		}
-		body := get(t, ctx, c, "/api/v1/namespaces/"+ns+"/pods", wire, http.StatusOK)
-		l, err := rest.DecodeListContentWith(bytes.NewReader(body), wire, api.DecodePod, decodePB, rest.ListLimits{})
+		f, _ := wire.ParseContentType(accept)
+		body := get(t, ctx, c, "/api/v1/namespaces/"+ns+"/pods", accept, http.StatusOK)
+		l, err := rest.DecodeList(bytes.NewReader(body), f, codec, rest.ListLimits{})
 		if err != nil {
 			t.Fatalf("decode %s list: %v", ct, err)
 		}
@@ -114,8 +116,8 @@ func testProtobufTranscoding(t *testing.T, ctx context.Context, c *cluster.Clust
 			lists[ct] = append(lists[ct], asJSON(t, b))
 		}
 	}
-	for _, ct := range []string{rest.ContentTypeProtobuf, "direct"} {
-		if d := cmp.Diff(lists[rest.ContentTypeJSON], lists[ct]); d != "" {
+	for _, ct := range []string{wire.ContentTypeProtobuf, "direct"} {
+		if d := cmp.Diff(lists[wire.ContentTypeJSON], lists[ct]); d != "" {
 			t.Errorf("list items differ (-json +%s):\n%s", ct, d)
 		}
 	}
@@ -123,7 +125,7 @@ func testProtobufTranscoding(t *testing.T, ctx context.Context, c *cluster.Clust
 	// An error answer to a protobuf client is a protobuf Status; the client
 	// reads it as it reads the JSON one.
 	errs := map[string]*rest.StatusError{}
-	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
+	for _, ct := range []string{wire.ContentTypeJSON, wire.ContentTypeProtobuf} {
 		client, err := rest.NewClient(rest.Config{Host: c.URL, BearerToken: c.AdminToken, TLS: rest.TLSConfig{CAData: c.CAData}, ContentType: ct})
 		if err != nil {
 			t.Fatal(err)
@@ -136,7 +138,7 @@ func testProtobufTranscoding(t *testing.T, ctx context.Context, c *cluster.Clust
 		se.Where = ""
 		errs[ct] = se
 	}
-	if d := cmp.Diff(errs[rest.ContentTypeJSON], errs[rest.ContentTypeProtobuf]); d != "" {
+	if d := cmp.Diff(errs[wire.ContentTypeJSON], errs[wire.ContentTypeProtobuf]); d != "" {
 		t.Errorf("404 Status differs (-json +protobuf):\n%s", d)
 	}
 }
@@ -496,12 +498,12 @@ func checkProtobufTrace(t *testing.T, traceFile string) {
 		}
 		if rec.Request != nil {
 			for _, h := range rec.Request.Headers {
-				if h.Name == "Accept" && h.Value == rest.ContentTypeProtobuf {
+				if h.Name == "Accept" && h.Value == wire.ContentTypeProtobuf {
 					accepts++
 				}
 			}
 		}
-		if rec.Response != nil && rec.Response.ContentType == rest.ContentTypeProtobuf+";stream=watch" {
+		if rec.Response != nil && rec.Response.ContentType == wire.ContentTypeProtobuf+";stream=watch" {
 			streams++
 		}
 	}

@@ -16,8 +16,8 @@ import (
 	"github.com/podwatch/podwatch/internal/cluster"
 	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/internal/trace"
-	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 var updateProtocolWire = flag.Bool("update-protocol-wire", false,
@@ -45,7 +45,7 @@ func testProtobufTraceFrames(t *testing.T, ctx context.Context, c *cluster.Clust
 		t.Fatalf("create pod: %v", err)
 	}
 	runs := map[string]*tracedRun{}
-	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
+	for _, ct := range []string{wire.ContentTypeJSON, wire.ContentTypeProtobuf} {
 		cfg := clusterConfig(c, c.NodeToken)
 		cfg.ContentType = ct
 		runs[ct] = startTracedRun(t, ctx, tracedRunOptions{Rest: cfg})
@@ -75,14 +75,14 @@ func testProtobufTraceFrames(t *testing.T, ctx context.Context, c *cluster.Clust
 
 	var frames int
 	var list *trace.Envelope
-	for _, s := range runs[rest.ContentTypeProtobuf].steps(t) {
+	for _, s := range runs[wire.ContentTypeProtobuf].steps(t) {
 		switch {
 		case s.Event != nil:
 			e := s.Event
 			if e.Error != "" || e.Prefix == nil || e.Envelope == nil {
 				t.Fatalf("a protobuf event told without its frame: %+v", e)
 			}
-			if int(e.Prefix.Length) != e.Bytes-stream.FrameHeader || e.Envelope.APIVersion != "v1" || e.Envelope.Kind != "Pod" ||
+			if int(e.Prefix.Length) != e.Bytes-protowire.FrameHeader || e.Envelope.APIVersion != "v1" || e.Envelope.Kind != "Pod" ||
 				e.Envelope.ContentEncoding != "" || e.Envelope.ContentType != "" || e.Envelope.ObjectBytes <= 0 || e.Envelope.ObjectBytes >= e.Bytes {
 				t.Errorf("frame told wrong: prefix %+v envelope %+v, %d bytes", e.Prefix, e.Envelope, e.Bytes)
 			}
@@ -97,13 +97,13 @@ func testProtobufTraceFrames(t *testing.T, ctx context.Context, c *cluster.Clust
 	if list == nil || list.Kind != "PodList" || list.Items == nil || *list.Items != 1 {
 		t.Errorf("the list's envelope: got %+v, want a PodList of 1 item", list)
 	}
-	for _, ct := range []string{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
+	for _, ct := range []string{wire.ContentTypeJSON, wire.ContentTypeProtobuf} {
 		st := stops[ct]
 		if st.Events == 0 || st.WatchBytes == 0 || math.Abs(st.BytesPerEvent-float64(st.WatchBytes)/float64(st.Events)) > 0.05 {
 			t.Errorf("%s summary: %d watch bytes, %d events, %v bytes per event", ct, st.WatchBytes, st.Events, st.BytesPerEvent)
 		}
 	}
-	j, p := stops[rest.ContentTypeJSON], stops[rest.ContentTypeProtobuf]
+	j, p := stops[wire.ContentTypeJSON], stops[wire.ContentTypeProtobuf]
 	t.Logf("bytes per event: JSON %.1f (%d bytes, %d events), protobuf %.1f (%d bytes, %d events)",
 		j.BytesPerEvent, j.WatchBytes, j.Events, p.BytesPerEvent, p.WatchBytes, p.Events)
 	if p.BytesPerEvent >= j.BytesPerEvent {
@@ -230,7 +230,7 @@ func (w *wireRecording) request(t *testing.T, ctx context.Context, c *cluster.Cl
 		t.Fatal(err)
 	}
 	// The kubelet's Accept header.
-	req.Header.Set("Accept", rest.ContentTypeProtobuf+","+rest.ContentTypeJSON)
+	req.Header.Set("Accept", wire.ContentTypeProtobuf+","+wire.ContentTypeJSON)
 	resp, err := c.Client(c.AdminToken).Do(req)
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)
@@ -243,7 +243,7 @@ func (w *wireRecording) get(t *testing.T, ctx context.Context, c *cluster.Cluste
 	resp := w.request(t, ctx, c, path)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != status || resp.Header.Get("Content-Type") != rest.ContentTypeProtobuf {
+	if err != nil || resp.StatusCode != status || resp.Header.Get("Content-Type") != wire.ContentTypeProtobuf {
 		t.Fatalf("GET %s: %d %q %v, want %d in protobuf", path, resp.StatusCode, resp.Header.Get("Content-Type"), err, status)
 	}
 	w.note(name, path, resp)
@@ -254,7 +254,7 @@ func (w *wireRecording) get(t *testing.T, ctx context.Context, c *cluster.Cluste
 func (w *wireRecording) watch(t *testing.T, ctx context.Context, c *cluster.Cluster, name, path string) (io.ReadCloser, *frameTap) {
 	t.Helper()
 	resp := w.request(t, ctx, c, path)
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != rest.ContentTypeProtobuf+";stream=watch" {
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != wire.ContentTypeProtobuf+";stream=watch" {
 		resp.Body.Close()
 		t.Fatalf("watch %s: %d %q, want a protobuf watch", path, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
@@ -267,17 +267,18 @@ func (w *wireRecording) watch(t *testing.T, ctx context.Context, c *cluster.Clus
 // frameTap reads a watch's frames and keeps the bytes of those read whole.
 type frameTap struct {
 	in   *stream.Reader
+	f    protowire.Framer
 	raw  bytes.Buffer // every byte read from the body
 	used int64        // how many of them the frames read so far span
 }
 
 func (f *frameTap) next(t *testing.T) protowire.WatchEvent {
 	t.Helper()
-	frame, off, _, err := f.in.NextFrame()
+	frame, off, err := f.in.Next(&f.f)
 	if err != nil {
 		t.Fatalf("frame at %d: %v", off, err)
 	}
-	ev, err := protowire.ParseWatchEvent(frame, 0)
+	ev, err := protowire.ParseWatchEvent(frame[protowire.FrameHeader:], 0)
 	if err != nil {
 		t.Fatalf("frame at %d: %v", off, err)
 	}

@@ -6,14 +6,13 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/internal/cluster"
-	"github.com/podwatch/podwatch/rest"
 )
 
 var formats = []format{
 	// The kubelet's default: it asks for protobuf and accepts JSON after it;
 	// the apiserver answers pods in protobuf.
-	{name: "protobuf", kubelet: protobufType, podwatch: rest.ContentTypeProtobuf, media: protobufType},
-	{name: "json", kubelet: jsonType, podwatch: rest.ContentTypeJSON, media: jsonType},
+	{name: "protobuf", kubelet: protobufType, podwatch: protobufType, media: protobufType},
+	{name: "json", kubelet: jsonType, podwatch: jsonType, media: jsonType},
 }
 
 // TestPodConfigMatchesKubelet feeds the real kubelet's pod config and

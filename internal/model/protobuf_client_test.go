@@ -13,6 +13,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/apiwire"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // TestProtobufAnswers asks the model the same things in JSON and as the
@@ -39,12 +40,16 @@ func TestProtobufAnswers(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := fixture(t, tc.opts)
 				s.Compact(3)
-				js := fetch(t, s, tc.path, apiwire.MediaJSON)
-				pb := fetch(t, s, tc.path, apiwire.MediaProtobuf+","+apiwire.MediaJSON)
+				js := fetch(t, s, tc.path, wire.ContentTypeJSON)
+				pb := fetch(t, s, tc.path, wire.ContentTypeProtobuf+","+wire.ContentTypeJSON)
 				if js.code != tc.code || pb.code != tc.code {
 					t.Fatalf("codes %d (JSON) and %d (protobuf), want %d", js.code, pb.code, tc.code)
 				}
-				if want := apiwire.Protobuf.ContentType(tc.stream); pb.contentType != want {
+				want := wire.Protobuf.ContentType()
+				if tc.stream {
+					want = wire.Protobuf.WatchContentType()
+				}
+				if pb.contentType != want {
 					t.Fatalf("Content-Type %q, want %q", pb.contentType, want)
 				}
 				var back []byte

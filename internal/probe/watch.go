@@ -24,7 +24,7 @@ type watcher struct {
 // startWatch starts the reflector on a goroutine the watcher owns; stop
 // ends it and waits for it.
 func startWatch(ctx context.Context, o Options) *watcher {
-	lw := cache.NewListWatchFromClient(o.Client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", o.Node), api.DecodePod)
+	lw := cache.NewListWatchFromClient(o.Client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", o.Node), api.Codec)
 	s := &canaryStore{ThreadSafeStore: cache.NewStore(cache.MetaNamespaceKey[*api.Pod]),
 		key: o.Namespace + "/" + o.Canary, now: o.Now, synced: make(chan struct{})}
 	w := &watcher{store: s, done: make(chan struct{})}

@@ -12,6 +12,7 @@ import (
 	"github.com/podwatch/podwatch/internal/fixture"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/wire"
 	"github.com/podwatch/podwatch/watch"
 )
 
@@ -88,7 +89,7 @@ func (p *player) exchange(i int, ex *fixture.Exchange) error {
 
 // list replaces the store with a list's items, once its last page came.
 func (p *player) list(body []byte) error {
-	l, err := rest.DecodeList(bytes.NewReader(body), api.DecodePod, rest.ListLimits{})
+	l, err := rest.DecodeList(bytes.NewReader(body), wire.JSON, api.Codec, rest.ListLimits{})
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func (p *player) list(body []byte) error {
 // watch applies a watch body's events. A watch list's initial events are
 // gathered and applied as one replace at the bookmark that ends them.
 func (p *player) watch(i int, body []byte, watchList bool) error {
-	d := watch.NewDecoder(bytes.NewReader(body), api.DecodePod, watch.DecoderOptions{})
+	d := watch.NewDecoder(bytes.NewReader(body), api.Codec, watch.DecoderOptions{})
 	var initial []*api.Pod
 	for n := 0; ; n++ {
 		ev, err := d.Decode()

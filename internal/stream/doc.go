@@ -1,17 +1,13 @@
-// Package stream is podwatch's one buffered reader and one JSON framer: every
-// decoder that cuts values out of a response body (the list decoder, the watch
-// decoder, the trace's event splitter) builds on them.
+// Package stream is podwatch's one buffered reader: every decoder that cuts
+// values out of a response body (the list decoder, the watch decoder, the
+// fixture's views) reads through it.
 //
 // A Reader keeps the unread bytes of a stream in a buffer it grows up to a
 // limit, knows the stream offset of every byte, and reads only when its caller
 // asks for more: a decoder built on it never waits for bytes it does not need.
-// It knows nothing of JSON, so length-prefixed and self-delimiting formats can
-// frame on it too (Ensure, Buffered, Take): NextFrame frames a protobuf watch,
-// and FrameEnd, the framing it uses, serves a caller handed the bytes as they
-// come (the trace).
 //
-// A JSONFramer finds where one JSON value ends in bytes that arrive piecemeal,
-// scanning each byte once however the stream is cut. It follows what finding
-// the end needs (strings and their escapes, brackets, a bound on nesting) and
-// leaves checking the value to its decoder.
+// It knows no wire format. Next frames a value with a Framer, an interface
+// declared here and implemented beside each codec (rest/jsonx, rest/protowire,
+// rest/cborwire), so that this package and its subpackages import no other
+// package of podwatch's (make lint holds it to that).
 package stream

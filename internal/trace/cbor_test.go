@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // TestCBORFramerSplits feeds the real apiserver's CBOR watch cut at every
@@ -16,7 +18,7 @@ func TestCBORFramerSplits(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []*Event
-	f := framer{cbor: true}
+	f := newFramer(wire.CBOR)
 	f.feed(stream, 0, func(e *Event) { want = append(want, e) })
 	var types []string
 	var end int64
@@ -34,7 +36,7 @@ func TestCBORFramerSplits(t *testing.T) {
 		t.Errorf("first events: %+v, %+v", want[0], want[1])
 	}
 	for cut := 0; cut <= len(stream); cut += 97 {
-		f := framer{cbor: true}
+		f := newFramer(wire.CBOR)
 		var got []*Event
 		emit := func(e *Event) { got = append(got, e) }
 		f.feed(stream[:cut], 0, emit)

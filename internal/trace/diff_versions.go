@@ -6,9 +6,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/jsonx"
-	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // With Options.Diff, the trace diffs each MODIFIED event's object against
@@ -154,28 +153,14 @@ func (v *versions) event(s string, e *Event, object []byte) {
 // the list's metadata. A body that cannot be read leaves the scope empty:
 // better no diff than a wrong one. A relist's audit still waits, against
 // what the client held before: its decoder fails on that body too.
-func (v *versions) listed(s string, body []byte, format string, first bool) (listMeta, bool) {
+func (v *versions) listed(s string, body []byte, format wire.Format, first bool) (listMeta, bool) {
 	sv := v.scope(s, first)
 	objs := sv.objects
 	fail := func() (listMeta, bool) {
 		clear(objs)
 		return listMeta{}, false
 	}
-	var js []byte
-	var err error
-	switch format {
-	case "protobuf":
-		var u *protowire.Unknown
-		if u, err = protowire.ParseEnvelope(body, 0); err == nil {
-			var tc protowire.Transcoder
-			js, err = tc.Object(u)
-		}
-	case "cbor":
-		var tc cborwire.Transcoder
-		js, err = tc.JSON(body, 0)
-	default:
-		js = body
-	}
+	js, err := format.ObjectJSON(body)
 	if err != nil {
 		return fail()
 	}
@@ -260,7 +245,7 @@ type reqDiff struct {
 	// audited once it has all come.
 	first, fromScratch, relist bool
 	list                       []byte
-	format                     string
+	format                     wire.Format
 }
 
 // diffSentLocked notes r's scope, when the trace keeps versions (it diffs, or
@@ -293,12 +278,7 @@ func (t *Tracer) diffAnsweredLocked(r *reqState, contentType string, ok bool) {
 		t.diffs.scope(d.scope, true)
 	case r.typ == "list":
 		d.list = []byte{}
-		switch {
-		case isProtobuf(contentType):
-			d.format = "protobuf"
-		case isCBOR(contentType):
-			d.format = "cbor"
-		}
+		d.format, _ = wire.ParseContentType(contentType)
 	}
 }
 

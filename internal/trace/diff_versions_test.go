@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"testing"
+
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 func versionJSON(name, rv, image string) string {
@@ -31,7 +33,7 @@ func TestVersionsKeepWhatTheClientHolds(t *testing.T) {
 			}
 			body += p
 		}
-		v.listed(s, []byte(body+"]}"), "json", true)
+		v.listed(s, []byte(body+"]}"), wire.JSON, true)
 	}
 	list("a", versionJSON("web", "1", "x:1"), versionJSON("db", "2", "y:1"))
 	if e := modified(v, "a", "web", "3", "x:2"); e.DiffFrom != "1" || len(e.Diff) != 1 {
@@ -50,7 +52,7 @@ func TestVersionsKeepWhatTheClientHolds(t *testing.T) {
 	}
 	// A list in two pages: the second adds to the first.
 	list("p", versionJSON("web", "1", "x:1"))
-	v.listed("p", []byte(`{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[`+versionJSON("db", "1", "y:1")+`]}`), "json", false)
+	v.listed("p", []byte(`{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[`+versionJSON("db", "1", "y:1")+`]}`), wire.JSON, false)
 	for _, name := range []string{"web", "db"} {
 		if e := modified(v, "p", name, "2", "z"); e.DiffFrom != "1" {
 			t.Fatalf("%s of a paged list was not diffed against", name)

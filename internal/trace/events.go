@@ -4,10 +4,10 @@ import (
 	"strconv"
 
 	"github.com/podwatch/podwatch/internal/stream"
-	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 	"github.com/podwatch/podwatch/watch"
 )
 
@@ -17,26 +17,20 @@ const maxEventBytes = 16 << 20
 
 // framer splits a watch stream into its events as bytes arrive, on its own,
 // so the trace does not depend on how the client's decoder buffers: it keeps
-// only the bytes of the event in progress, and frames them as the client's
-// decoder does: a JSON stream with stream.JSONFramer, a protobuf one with
-// stream.FrameEnd (NextFrame's framing). Not safe for concurrent use.
+// only the bytes of the event in progress, and frames and reads them with
+// the wire format's own framer and event reader, as the client's decoder
+// does. Not safe for concurrent use.
 type framer struct {
 	buf    []byte // the event in progress, when it began in an earlier feed
 	start  int64  // stream offset of the event in progress
-	scan   stream.JSONFramer
+	events *wire.Events
 	broken bool
-	// protobuf frames the stream by length prefixes; tc reads the frames'
-	// objects.
-	protobuf bool
-	tc       protowire.Transcoder
-	// cbor frames the stream by each item's headers; cb reads the items.
-	cbor bool
-	cf   stream.CBORFramer
-	cb   cborwire.Transcoder
 	// object is the JSON object of the event being emitted, for emit to
 	// read (a diff keeps a copy): it points into bytes reused afterwards.
 	object []byte
 }
+
+func newFramer(f wire.Format) *framer { return &framer{events: f.Events(maxEventBytes)} }
 
 // feed scans data, which begins at stream offset off, and calls emit for
 // each event it completes.
@@ -45,22 +39,12 @@ func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
 		held := len(f.buf)
 		event := data
 		if held == 0 {
-			if f.cbor {
-				f.cf.Reset(0)
+			i := f.events.Space(data)
+			if i == len(data) {
+				return
 			}
-			if !f.protobuf && !f.cbor {
-				i := skipSpace(data)
-				if i == len(data) {
-					return
-				}
-				if data[i] != '{' {
-					// Not a JSON object: the client's decoder fails here too.
-					f.broken = true
-					return
-				}
-				data, off = data[i:], off+int64(i)
-				f.scan.Reset(0)
-			}
+			data, off = data[i:], off+int64(i)
+			f.events.Reset()
 			f.start, event = off, data
 		} else {
 			// Scan the held bytes and the new ones as one; an event whole in
@@ -68,9 +52,20 @@ func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
 			f.buf = append(f.buf, data...)
 			event = f.buf
 		}
-		n, err := f.end(event, emit)
+		n, err := f.events.Scan(event, maxEventBytes)
 		switch {
+		case err == stream.ErrTooLarge:
+			// A header announced it (a protobuf frame's prefix): what the
+			// trace can show of it is told before framing stops.
+			e := &Event{Offset: f.start, Bytes: wireHead(f.events, event, f.start)}
+			describeWire(f.events.Format(), event, e)
+			e.Error = (&watch.FrameTooLargeError{Offset: f.start, Limit: maxEventBytes}).Error()
+			e.Explain = explainBadFrame
+			emit(e)
+			f.broken, f.buf = true, nil
+			return
 		case err != nil:
+			// Not an event the client's decoder can frame: it fails here too.
 			f.broken, f.buf = true, nil
 			return
 		case n < 0 && len(event) > maxEventBytes:
@@ -83,14 +78,7 @@ func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
 			return
 		}
 		var e *Event
-		switch {
-		case f.protobuf:
-			e, f.object = parseFrameObject(&f.tc, event[:n], f.start)
-		case f.cbor:
-			e, f.object = parseCBORItemObject(&f.cb, event[:n], f.start)
-		default:
-			e, f.object = parseEventObject(event[:n], f.start)
-		}
+		e, f.object = f.parse(event[:n], f.start)
 		emit(e)
 		f.object = nil
 		f.buf = f.buf[:0]
@@ -98,63 +86,58 @@ func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
 	}
 }
 
-// end is the length of the event at event[0], or -1 while it is not all
-// there. A protobuf frame too long to hold is told (its prefix is all the
-// trace can show of it) before framing stops.
-func (f *framer) end(event []byte, emit func(*Event)) (int, error) {
-	if f.cbor {
-		return f.cf.Scan(event, maxEventBytes)
+// wireHead is how many bytes an event too large to hold was to take, as far
+// as its header tells: a protobuf frame's prefix and length.
+func wireHead(events *wire.Events, event []byte, start int64) int {
+	if events.Format() == wire.Protobuf {
+		return protowire.FrameHeader + int(events.FrameLength())
 	}
-	if !f.protobuf {
-		return f.scan.Scan(event)
-	}
-	n, length, err := stream.FrameEnd(event, maxEventBytes)
-	if err != nil {
-		e := &Event{Offset: f.start, Bytes: stream.FrameHeader + int(length), Prefix: prefixOf(event)}
-		e.Error = (&watch.FrameTooLargeError{Offset: f.start, Limit: maxEventBytes}).Error()
-		e.Explain = explainBadFrame
-		emit(e)
-	}
-	return n, err
-}
-
-func skipSpace(data []byte) int {
-	i := 0
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
-		i++
-	}
-	return i
+	return len(event)
 }
 
 // leftover is how many bytes of an unfinished event are held.
 func (f *framer) leftover() int { return len(f.buf) }
 
-// parseEvent reads what a trace tells of one event. It never fails: what
-// cannot be read is left out, and the client's decoder says what was wrong.
-func parseEvent(frame []byte, off int64) *Event {
-	e, _ := parseEventObject(frame, off)
-	return e
-}
+const explainBadFrame = "podwatch cannot read this frame: the client's decoder fails on it too, and the watch ends"
 
-// parseEventObject is parseEvent that also returns the event's object (nil
-// if it has none), pointing into frame.
-func parseEventObject(frame []byte, off int64) (*Event, []byte) {
+// parse reads what a trace tells of one event, frame, at stream offset off,
+// as the client's decoder reads it: its type, what its object says of
+// itself (read through its JSON), and what its wire format shows around it
+// (a protobuf frame's prefix and envelope, a CBOR item's first bytes). It
+// never fails: where the decoder would, the event holds the typed error's
+// text. It also returns the object's JSON, nil if there is none, valid until
+// the next parse.
+func (f *framer) parse(frame []byte, off int64) (*Event, []byte) {
 	e := &Event{Offset: off, Bytes: len(frame)}
+	describeWire(f.events.Format(), frame, e)
+	ev, err := f.events.Read(frame, off)
 	var object []byte
-	r := jsonx.NewReader(frame)
-	r.Object(func(key []byte) {
-		switch string(key) {
-		case "type":
-			e.Type = r.String()
-		case "object":
-			object = r.Raw()
-		default:
-			r.Skip()
+	if err == nil {
+		e.Type = string(ev.Type)
+		if ev.Envelope != nil {
+			e.Envelope = envelopeOf(ev.Envelope)
 		}
-	})
+		object, err = f.events.Transcoder.JSON(ev.Object)
+	}
+	if err != nil {
+		e.Error = oneLine(err.Error())
+		e.Explain = explainBadFrame
+		return e, nil
+	}
 	readObject(object, e)
 	e.Explain = explainEvent(e)
 	return e, object
+}
+
+// describeWire fills in what the trace shows of an event's own wire, before
+// its content: a protobuf frame's length prefix, a CBOR item's opening bytes.
+func describeWire(f wire.Format, frame []byte, e *Event) {
+	switch f {
+	case wire.Protobuf:
+		e.Prefix = prefixOf(frame)
+	case wire.CBOR:
+		e.CBOR = cborItemOf(frame)
+	}
 }
 
 // readObject fills in what e tells of its object, the JSON object: an

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // A watch stream as the apiserver sends it, from the bundled recordings'
@@ -37,7 +39,7 @@ func wantEvents() []*Event {
 func TestFramerSplits(t *testing.T) {
 	want := wantEvents()
 	for cut := 0; cut <= len(watchStream); cut++ {
-		var f framer
+		f := newFramer(wire.JSON)
 		var got []*Event
 		emit := func(e *Event) { got = append(got, e) }
 		f.feed([]byte(watchStream[:cut]), 0, emit)
@@ -66,7 +68,7 @@ func TestFramerBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var f framer
+			f := newFramer(wire.JSON)
 			n := 0
 			f.feed([]byte(tt.in), 0, func(*Event) { n++ })
 			if n != tt.events || f.leftover() != tt.leftover {
@@ -86,7 +88,7 @@ func FuzzFramer(f *testing.F) {
 		if cut < 0 || cut > len(data) {
 			cut = len(data) / 2
 		}
-		var whole, split framer
+		whole, split := newFramer(wire.JSON), newFramer(wire.JSON)
 		var a, b []*Event
 		whole.feed(data, 0, func(e *Event) { a = append(a, e) })
 		split.feed(data[:cut], 0, func(e *Event) { b = append(b, e) })

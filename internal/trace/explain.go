@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // The explanations below are podwatch's own account of the protocol, as
@@ -162,7 +164,7 @@ func explainResponse(typ string, resp *http.Response) string {
 		framing = "a body that ends when the connection closes"
 	}
 	watching := typ == "watch" || typ == "watch-list"
-	if isProtobuf(resp.Header.Get("Content-Type")) {
+	if f, _ := wire.ParseContentType(resp.Header.Get("Content-Type")); f == wire.Protobuf {
 		framing += "; " + protobufFraming(watching)
 	}
 	if watching {

@@ -119,7 +119,7 @@ func TestGapAuditAgainstModel(t *testing.T) {
 		}
 	}
 	store := in.WrapStore(cache.NewUndeltaStore(in.Pushed, cache.MetaNamespaceKey[*api.Pod]))
-	lw := cache.NewListWatchFromClient(client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", modelNode), api.DecodePod)
+	lw := cache.NewListWatchFromClient(client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", modelNode), api.Codec)
 	r := cache.NewReflector[*api.Pod](lw, store, cache.ReflectorOptions{Observe: observe,
 		Backoff: cache.Backoff{Initial: time.Millisecond, Max: time.Millisecond}, Rand: func() float64 { return 0 }})
 	ctx, cancel := context.WithCancel(context.Background())

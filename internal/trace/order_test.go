@@ -18,6 +18,7 @@ import (
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/meta"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // testPod is the least object a reflector can keep.
@@ -66,7 +67,7 @@ func fakeServer(t *testing.T) *httptest.Server {
 // against srv until its fourth push, and returns the trace as JSON lines.
 func runTraced(t *testing.T, srv *httptest.Server) string {
 	t.Helper()
-	return runTracedAs(t, srv, rest.ContentTypeJSON)
+	return runTracedAs(t, srv, wire.ContentTypeJSON)
 }
 
 // runTracedAs is runTraced with the client asking for contentType.
@@ -95,7 +96,7 @@ func runTracedAs(t *testing.T, srv *httptest.Server, contentType string) string 
 			close(fourth)
 		}
 	}, cache.MetaNamespaceKey[*testPod]))
-	lw := cache.NewListWatchFromClient(c, "pods", "", "", decodeTestPod)
+	lw := cache.NewListWatchFromClient(c, "pods", "", "", meta.Codec[*testPod]{JSON: decodeTestPod})
 	r := cache.NewReflector[*testPod](lw, store, cache.ReflectorOptions{Observe: in.Observe, Rand: func() float64 { return 0 }})
 	done := make(chan struct{})
 	go func() {

@@ -6,89 +6,28 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
-	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
-
-// protobufType is the media type of the Kubernetes protobuf wire format; a
-// watch answers it with the parameter stream=watch.
-const protobufType = "application/vnd.kubernetes.protobuf"
-
-// isProtobuf says whether a Content-Type is Kubernetes protobuf.
-func isProtobuf(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == protobufType
-}
 
 // asksProtobuf says whether a request's Accept header puts protobuf first,
 // as podwatch's and the kubelet's do.
 func asksProtobuf(h http.Header) bool {
 	first, _, _ := strings.Cut(h.Get("Accept"), ",")
-	return isProtobuf(strings.TrimSpace(first))
+	f, ok := wire.ParseContentType(strings.TrimSpace(first))
+	return ok && f == wire.Protobuf
 }
-
-const explainBadFrame = "podwatch cannot read this frame: the client's decoder fails on it too, and the watch ends"
 
 // prefixOf shows the length prefix at the start of frame.
 func prefixOf(frame []byte) *Prefix {
-	if len(frame) < stream.FrameHeader {
+	if len(frame) < protowire.FrameHeader {
 		return nil
 	}
-	p := frame[:stream.FrameHeader]
+	p := frame[:protowire.FrameHeader]
 	return &Prefix{Hex: hex.EncodeToString(p), Length: binary.BigEndian.Uint32(p)}
-}
-
-// parseFrame reads what a trace tells of one protobuf watch frame, prefix
-// included, at stream offset off: the prefix, the WatchEvent's type, the
-// envelope around its object, and what the object says of itself (read
-// through its JSON, as the client reads it). It reads as the client's
-// decoder does; where that fails, the event holds the typed error's text.
-func parseFrame(tc *protowire.Transcoder, frame []byte, off int64) *Event {
-	e, _ := parseFrameObject(tc, frame, off)
-	return e
-}
-
-// parseFrameObject is parseFrame that also returns the JSON of the frame's
-// object (nil if it could not be read), in tc's buffer until its next use.
-func parseFrameObject(tc *protowire.Transcoder, frame []byte, off int64) (*Event, []byte) {
-	e := &Event{Offset: off, Bytes: len(frame), Prefix: prefixOf(frame)}
-	object, err := readFrame(tc, frame[stream.FrameHeader:], off+stream.FrameHeader, e)
-	if err != nil {
-		e.Error = oneLine(err.Error())
-		e.Explain = explainBadFrame
-		return e, nil
-	}
-	e.Explain = explainEvent(e)
-	return e, object
-}
-
-func readFrame(tc *protowire.Transcoder, body []byte, off int64, e *Event) ([]byte, error) {
-	we, err := protowire.ParseWatchEvent(body, off)
-	if err != nil {
-		return nil, err
-	}
-	e.Type = we.Type
-	switch {
-	case we.Type == "":
-		return nil, &protowire.SyntaxError{Offset: off, Msg: "watch event has no type"}
-	case !we.HasObject:
-		return nil, &protowire.SyntaxError{Offset: off, Msg: "watch event has no object"}
-	}
-	u, err := protowire.ParseEnvelope(we.Object, we.ObjectOffset)
-	if err != nil {
-		return nil, err
-	}
-	e.Envelope = envelopeOf(u)
-	object, err := tc.Object(u)
-	if err != nil {
-		return nil, err
-	}
-	readObject(object, e)
-	return object, nil
 }
 
 func envelopeOf(u *protowire.Unknown) *Envelope {
@@ -116,15 +55,10 @@ func readEnvelope(body []byte) (*Envelope, error) {
 	return env, nil
 }
 
-// protobufStatus is the gist of a protobuf error answer, a Status envelope;
-// nil if the body is not one.
-func protobufStatus(body []byte) *Status {
-	u, err := protowire.ParseEnvelope(body, 0)
-	if err != nil || u.Kind != "Status" {
-		return nil
-	}
-	var tc protowire.Transcoder
-	js, err := tc.Object(u)
+// statusIn is the gist of an error answer in f, a Status; nil if the body
+// is not one.
+func statusIn(f wire.Format, body []byte) *Status {
+	js, err := f.ObjectJSON(body)
 	if err != nil {
 		return nil
 	}
@@ -138,8 +72,7 @@ func protobufStatus(body []byte) *Status {
 // once all of it is in head (complete). It returns "" when head says
 // nothing yet.
 func DescribeProtobuf(head []byte, contentType string, complete bool) string {
-	_, params, _ := mime.ParseMediaType(contentType)
-	if params["stream"] == "watch" {
+	if wire.IsWatchStream(contentType) {
 		return describeFirstFrame(head)
 	}
 	if !bytes.HasPrefix(head, protowire.Magic) {
@@ -162,15 +95,15 @@ func DescribeProtobuf(head []byte, contentType string, complete bool) string {
 }
 
 func describeFirstFrame(head []byte) string {
-	end, length, err := stream.FrameEnd(head, maxEventBytes)
+	f := newFramer(wire.Protobuf)
+	end, err := f.events.Scan(head, maxEventBytes)
 	switch {
-	case len(head) < stream.FrameHeader:
+	case len(head) < protowire.FrameHeader:
 		return ""
 	case err != nil || end < 0:
-		return fmt.Sprintf("first frame: length prefix %s = %d bytes of WatchEvent, more than shown", spacedHex(prefixOf(head).Hex), length)
+		return fmt.Sprintf("first frame: length prefix %s = %d bytes of WatchEvent, more than shown", spacedHex(prefixOf(head).Hex), f.events.FrameLength())
 	}
-	var tc protowire.Transcoder
-	e := parseFrame(&tc, head[:end], 0)
+	e, _ := f.parse(head[:end], 0)
 	if e.Error != "" {
 		return fmt.Sprintf("first frame: length prefix %s: %s", spacedHex(e.Prefix.Hex), e.Error)
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // field is the number of kind's field with JSON name path[0], or of the
@@ -137,7 +137,7 @@ func TestProtobufFramerSplits(t *testing.T) {
 	stream, _, _ := protoStream(t)
 	want := wantProtoEvents(t)
 	for cut := 0; cut <= len(stream); cut++ {
-		f := framer{protobuf: true}
+		f := newFramer(wire.Protobuf)
 		var got []*Event
 		emit := func(e *Event) { got = append(got, e) }
 		f.feed(stream[:cut], 0, emit)
@@ -178,7 +178,7 @@ func TestProtobufBadFrames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for cut := 0; cut <= len(tt.in); cut++ {
-				f := framer{protobuf: true}
+				f := newFramer(wire.Protobuf)
 				var got []*Event
 				emit := func(e *Event) { got = append(got, e) }
 				f.feed(tt.in[:cut], 0, emit)
@@ -215,7 +215,7 @@ func FuzzProtobufFramer(f *testing.F) {
 		if cut < 0 || cut > len(data) {
 			cut = len(data) / 2
 		}
-		whole, split := framer{protobuf: true}, framer{protobuf: true}
+		whole, split := newFramer(wire.Protobuf), newFramer(wire.Protobuf)
 		var a, b []*Event
 		whole.feed(data, 0, func(e *Event) { a = append(a, e) })
 		split.feed(data[:cut], 0, func(e *Event) { b = append(b, e) })
@@ -235,11 +235,11 @@ func protoServer(t *testing.T) (*httptest.Server, int) {
 	list := pbList(t, "10", pbPod(t, "a", "9", false, nil))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("watch") != "true" {
-			w.Header().Set("Content-Type", rest.ContentTypeProtobuf)
+			w.Header().Set("Content-Type", wire.ContentTypeProtobuf)
 			w.Write(list)
 			return
 		}
-		w.Header().Set("Content-Type", rest.ContentTypeProtobuf+";stream=watch")
+		w.Header().Set("Content-Type", wire.ContentTypeProtobuf+";stream=watch")
 		w.Write(watch)
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
@@ -255,7 +255,7 @@ func TestProtobufTrace(t *testing.T) {
 	srv, watchBytes := protoServer(t)
 	var frames, listItems int
 	var stop *Stop
-	for _, line := range strings.Split(strings.TrimSpace(runTracedAs(t, srv, rest.ContentTypeProtobuf)), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(runTracedAs(t, srv, wire.ContentTypeProtobuf)), "\n") {
 		var s struct {
 			Kind    string
 			Event   *Event
@@ -308,12 +308,12 @@ func TestProtobufTextAndPage(t *testing.T) {
 	body := append(bytes.Clone(good), bad...)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("watch") != "true" {
-			w.Header().Set("Content-Type", rest.ContentTypeProtobuf)
+			w.Header().Set("Content-Type", wire.ContentTypeProtobuf)
 			w.WriteHeader(http.StatusForbidden)
 			w.Write(protowire.AppendEnvelope(nil, "v1", "Status", pbStatus(t, 403, "Forbidden", "pods is forbidden")))
 			return
 		}
-		w.Header().Set("Content-Type", rest.ContentTypeProtobuf+";stream=watch")
+		w.Header().Set("Content-Type", wire.ContentTypeProtobuf+";stream=watch")
 		w.Write(body)
 	}))
 	defer srv.Close()
@@ -321,7 +321,7 @@ func TestProtobufTextAndPage(t *testing.T) {
 	tr := New(Options{Sinks: []Sink{Text(&text, false), HTML(&page)}})
 	for _, q := range []string{"?watch=true", ""} {
 		req, _ := http.NewRequest("GET", srv.URL+"/api/v1/pods"+q, nil)
-		req.Header.Set("Accept", rest.ContentTypeProtobuf)
+		req.Header.Set("Accept", wire.ContentTypeProtobuf)
 		resp, err := tr.transport(http.DefaultTransport).RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
@@ -372,7 +372,7 @@ func spaced(b []byte) string {
 func TestDescribeProtobuf(t *testing.T) {
 	frame := pbFrame("ADDED", "Pod", pbPod(t, "web-1", "215", false, nil))
 	list := pbList(t, "10", pbPod(t, "a", "9", false, nil), pbPod(t, "b", "9", false, nil))
-	watch := rest.ContentTypeProtobuf + ";stream=watch"
+	watch := wire.ContentTypeProtobuf + ";stream=watch"
 	tests := []struct {
 		name, contentType string
 		head              []byte
@@ -383,10 +383,10 @@ func TestDescribeProtobuf(t *testing.T) {
 		{"a frame cut short", watch, frame[:10], false, fmt.Sprintf("first frame: length prefix %s = %d bytes of WatchEvent, more than shown", spaced(frame[:4]), len(frame)-4)},
 		{"a bad frame", watch, bytes.Replace(bytes.Clone(frame), protowire.Magic, []byte("k9s\x00"), 1), false, "protobuf: envelope at byte"},
 		{"less than a prefix", watch, frame[:3], false, ""},
-		{"a whole list", rest.ContentTypeProtobuf, list, true, "envelope k8s\\x00 v1 PodList, contentEncoding \"\", contentType \"\", object"},
-		{"a list's count", rest.ContentTypeProtobuf, list, true, ", 2 items"},
-		{"a list cut short", rest.ContentTypeProtobuf, list[:20], false, "envelope k8s\\x00, its object going on past what is shown"},
-		{"not an envelope", rest.ContentTypeProtobuf, []byte("{\"kind\":"), true, "starts with \"{\\\"ki\""},
+		{"a whole list", wire.ContentTypeProtobuf, list, true, "envelope k8s\\x00 v1 PodList, contentEncoding \"\", contentType \"\", object"},
+		{"a list's count", wire.ContentTypeProtobuf, list, true, ", 2 items"},
+		{"a list cut short", wire.ContentTypeProtobuf, list[:20], false, "envelope k8s\\x00, its object going on past what is shown"},
+		{"not an envelope", wire.ContentTypeProtobuf, []byte("{\"kind\":"), true, "starts with \"{\\\"ki\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

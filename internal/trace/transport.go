@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // statusBodyLimit bounds what is kept of a failed request's body, to show its
@@ -46,11 +48,11 @@ type reqState struct {
 	events    *framer // a 2xx watch's event stream
 	lastEvent string  // the type of the last event in it
 	status    []byte  // a failed request's body, for its Status
-	// protobuf says the body is Kubernetes protobuf; list holds a 2xx
-	// protobuf body that is not a watch, up to listBodyLimit, to show its
+	// format is the body's wire format; list holds a 2xx protobuf body
+	// that is not a watch, up to listBodyLimit, to show its
 	// envelope once it has all come.
-	protobuf bool
-	list     []byte
+	format wire.Format
+	list   []byte
 	// diff is what the trace's diffs need of the request (nil without).
 	diff *reqDiff
 }
@@ -154,7 +156,7 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 		return
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
-	r.protobuf = isProtobuf(resp.Header.Get("Content-Type"))
+	r.format, _ = wire.ParseContentType(resp.Header.Get("Content-Type"))
 	t.emitLocked(Step{Kind: KindResponse, Req: r.n, Response: &Response{
 		Status:           resp.StatusCode,
 		StatusText:       resp.Status,
@@ -173,16 +175,16 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 	switch {
 	case ok && (r.typ == "watch" || r.typ == "watch-list") && t.proxy:
 		// Told as they come: no reflector to wait for.
-		r.events = &framer{protobuf: r.protobuf, cbor: isCBOR(resp.Header.Get("Content-Type"))}
+		r.events = newFramer(r.format)
 	case ok && (r.typ == "watch" || r.typ == "watch-list"):
 		r.held = true
 		r.initial = r.typ == "watch-list"
-		r.events = &framer{protobuf: r.protobuf, cbor: isCBOR(resp.Header.Get("Content-Type"))}
+		r.events = newFramer(r.format)
 		t.held = append(t.held, r)
 		t.cur = r
 	case !ok:
 		r.status = []byte{}
-	case r.protobuf:
+	case r.format == wire.Protobuf:
 		r.list = []byte{}
 	}
 	if r.events != nil {
@@ -286,10 +288,8 @@ func (t *Tracer) endLocked(r *reqState, how, msg string) {
 	}
 	e := &BodyEnd{How: how, Error: oneLine(msg), Bytes: r.bytes, Reads: r.reads, Duration: t.clock().Sub(r.sent)}
 	switch {
-	case r.status != nil && r.protobuf:
-		e.Status = protobufStatus(r.status)
 	case r.status != nil:
-		e.Status = statusOf(r.status)
+		e.Status = statusIn(r.format, r.status)
 	}
 	if r.events != nil {
 		if tail := r.events.leftover(); tail > 0 {

@@ -4,9 +4,15 @@ import (
 	"fmt"
 
 	"github.com/podwatch/podwatch/rest/jsonx"
+	"github.com/podwatch/podwatch/rest/meta"
 )
 
-// DecodePod decodes one pod from data; it is a meta.DecodeFunc[*Pod]. The pod
+// Codec decodes pods from either wire: DecodePod from JSON, and
+// DecodePodProtobuf from protobuf messages. Hand it to rest.DecodeList,
+// watch.NewDecoder or cache.NewListWatchFromClient.
+var Codec = meta.Codec[*Pod]{JSON: DecodePod, Protobuf: DecodePodProtobuf}
+
+// DecodePod decodes one pod from its JSON, data (Codec's JSON). The pod
 // keeps nothing of data, so the caller may reuse it: unmodelled members are
 // copied by jsonx.Extra.Keep, the large ones shared with equal members of other
 // pods (replicas of one template, or the previous version of the same pod), so

@@ -4,10 +4,9 @@
 // at any level, is kept verbatim and written back, so a pod decoded and encoded
 // again compares equal, as JSON, to what the server sent.
 //
-// DecodePod is a meta.DecodeFunc: hand it to rest.DecodeList,
-// watch.NewDecoder or cache.NewListWatchFromClient. DecodePodProtobuf is its
-// twin for protobuf, the kubelet's format (cache.ListWatch.DecodeProtobuf): it
-// reads the typed fields straight from the wire and keeps every other field
+// Codec decodes pods: hand it to rest.DecodeList, watch.NewDecoder or
+// cache.NewListWatchFromClient. Its JSON decoder is DecodePod, and its
+// protobuf one, for the kubelet's format, DecodePodProtobuf: it reads the typed fields straight from the wire and keeps every other field
 // in its wire form, checked against the schema as it is read, so the same pod
 // decodes to the same Pod and writes the same JSON from either format; the
 // kept fields become JSON only when the pod is written. A decoded pod keeps nothing

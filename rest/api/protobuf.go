@@ -46,9 +46,8 @@ var (
 // is never in it.
 var readers = sync.Pool{New: func() any { return new(protowire.Reader) }}
 
-// DecodePodProtobuf decodes one pod from its protobuf message; it is a
-// meta.ProtobufDecodeFunc[*Pod], DecodePod's twin for the kubelet's content
-// type. tm is the pod's kind and API version, from its envelope. The typed
+// DecodePodProtobuf decodes one pod from its protobuf message (Codec's
+// Protobuf), DecodePod's twin for the kubelet's content type. tm is the pod's kind and API version, from its envelope. The typed
 // fields are read straight from the wire; every other field is checked
 // against the schema and kept in its wire form, becoming JSON only when the
 // pod is written, so the pod is the one DecodePod gives for the same pod in

@@ -29,11 +29,11 @@ func TestMembersComeInKeyOrder(t *testing.T) {
 // hold the same spec with its members in other orders; its JSON is one.
 func TestRecordedSpecsAgree(t *testing.T) {
 	r := stream.NewReader(bytes.NewReader(read(t, "watch.cborseq")), 1<<24)
-	var f stream.CBORFramer
+	var f cborwire.Framer
 	var tc cborwire.Transcoder
 	var specs [][]byte
 	for {
-		item, off, err := r.NextCBOR(&f, 0)
+		item, off, err := r.Next(&f)
 		if err != nil {
 			break
 		}

@@ -12,10 +12,25 @@ type Object interface {
 	Meta() *ObjectMeta
 }
 
-// DecodeFunc decodes one object of type T from the JSON in data. data is valid
-// only for the duration of the call (callers reuse their buffers): a decoder that
-// keeps any part of it copies it first.
-type DecodeFunc[T any] func(data []byte) (T, error)
+// Codec decodes objects of one kind, T, as the list and watch decoders
+// hand them over: from their JSON and, when Protobuf is set, from their
+// protobuf messages without a detour through JSON. The data either is handed
+// is valid only for the duration of the call (callers reuse their buffers):
+// a decoder that keeps any part of it copies it first.
+type Codec[T any] struct {
+	// JSON decodes one object from its JSON. It is required: CBOR objects,
+	// and protobuf ones when Protobuf is nil, are transcoded to the JSON the
+	// apiserver would have sent and decoded by it.
+	JSON func(data []byte) (T, error)
+	// Protobuf, when set, decodes one object from its protobuf message and
+	// must give what JSON gives for the same server object. tm is the kind
+	// and API version the envelope named (empty for a list's items, which
+	// carry none, as in JSON). Malformed input is a *protowire.SyntaxError at
+	// an offset of data (a *jsonx.SyntaxError for malformed JSON embedded in
+	// it, such as a FieldsV1); the list and watch decoders move either to the
+	// stream's offsets.
+	Protobuf func(tm TypeMeta, data []byte) (T, error)
+}
 
 // TypeMeta is an object's kind and API version.
 type TypeMeta struct {

@@ -5,16 +5,6 @@ import (
 	"github.com/podwatch/podwatch/rest/protowire"
 )
 
-// ProtobufDecodeFunc decodes one object of type T from its protobuf message,
-// data, as a DecodeFunc decodes one from JSON: the two give the same object
-// for the same server object. tm is the kind and API version the envelope
-// named (empty for a list's items, which carry none, as in JSON). data is
-// valid only for the duration of the call. Malformed input is a
-// *protowire.SyntaxError at an offset of data (a *jsonx.SyntaxError for
-// malformed JSON embedded in it, such as a FieldsV1); the list and watch
-// decoders move either to the stream's offsets.
-type ProtobufDecodeFunc[T any] func(tm TypeMeta, data []byte) (T, error)
-
 // The fields of ObjectMeta that ObjectMeta models, read from protobuf by
 // ReadProtobuf; the others are kept in their wire form.
 var (

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/trace"
-	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/cborwire"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // Verbosity levels of the -v HTTP log, as kubectl's.
@@ -161,7 +161,7 @@ func cutBody(data []byte, limit int) string {
 func protobufType(h http.Header) string {
 	ct := h.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err == nil &&
-		(mt == rest.ContentTypeProtobuf || mt == rest.ContentTypeCBOR || mt == rest.ContentTypeCBORSeq) {
+		(mt == wire.ContentTypeProtobuf || mt == wire.ContentTypeCBOR || mt == wire.ContentTypeCBORSeq) {
 		return ct
 	}
 	return ""
@@ -182,7 +182,7 @@ func protobufBody(data []byte, limit int, contentType string, complete bool) str
 	}
 	head := fmt.Sprintf(" (%s, %d bytes shown in hex%s)", contentType, len(shown), cut)
 	what := trace.DescribeProtobuf(data, contentType, complete)
-	if mt, _, _ := mime.ParseMediaType(contentType); mt != rest.ContentTypeProtobuf {
+	if mt, _, _ := mime.ParseMediaType(contentType); mt != wire.ContentTypeProtobuf {
 		what = describeCBOR(data)
 	}
 	if what != "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/meta"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 const benchUsage = `Usage: podwatch bench sync|decode [flags]
@@ -95,7 +96,7 @@ func benchSync(ctx context.Context, e base.Env, args []string) error {
 	if _, err := c.Parse(e.Stdout, args); err != nil {
 		return err
 	}
-	contentType, ok := map[string]string{"json": rest.ContentTypeJSON, "protobuf": rest.ContentTypeProtobuf, "cbor": rest.ContentTypeCBOR}[*format]
+	wf, ok := wire.ParseName(*format)
 	if !ok {
 		return base.Usagef(c.Name, "--content-type %q: want json, protobuf or cbor", *format)
 	}
@@ -113,7 +114,7 @@ func benchSync(ctx context.Context, e base.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg.ContentType = contentType
+	cfg.ContentType = wf.ContentType()
 	client, err := rest.NewClient(cfg)
 	if err != nil {
 		return err

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/cli/base"
-	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/wire"
 	"github.com/podwatch/podwatch/watch"
 )
 
@@ -24,12 +24,11 @@ type DecodeResult struct {
 	BytesPerEvent  float64 `json:"bytes_per_event"`
 }
 
-// decodeStream decodes every event of data, in contentType, once; it
-// returns how many. A protobuf stream's pods are read straight from the
-// wire, as the api source reads them.
-func decodeStream(data []byte, contentType string) (int, error) {
-	d := watch.NewDecoder(io.NopCloser(bytes.NewReader(data)), api.DecodePod, watch.DecoderOptions{ContentType: contentType}).
-		WithProtobuf(api.DecodePodProtobuf)
+// decodeStream decodes every event of data, in format, once; it returns
+// how many. A protobuf stream's pods are read straight from the wire, as
+// the api source reads them.
+func decodeStream(data []byte, format wire.Format) (int, error) {
+	d := watch.NewDecoder(io.NopCloser(bytes.NewReader(data)), api.Codec, watch.DecoderOptions{Format: format})
 	n := 0
 	for {
 		ev, err := d.Decode()
@@ -57,21 +56,15 @@ func benchDecode(e base.Env, args []string) error {
 	if *stream == "" || *repeat <= 0 {
 		return base.Usagef(c.Name, "want --stream FILE and --repeat > 0")
 	}
-	contentType := rest.ContentTypeJSON
-	switch *format {
-	case "json":
-	case "protobuf":
-		contentType = rest.ContentTypeProtobuf
-	case "cbor":
-		contentType = rest.ContentTypeCBORSeq
-	default:
+	wf, ok := wire.ParseName(*format)
+	if !ok {
 		return base.Usagef(c.Name, "--content-type %q: want json, protobuf or cbor", *format)
 	}
 	data, err := os.ReadFile(*stream)
 	if err != nil {
 		return fmt.Errorf("bench decode: %w", err)
 	}
-	events, err := decodeStream(data, contentType) // the warm-up pass
+	events, err := decodeStream(data, wf) // the warm-up pass
 	if err != nil {
 		return fmt.Errorf("bench decode %s: %w", *stream, err)
 	}
@@ -83,7 +76,7 @@ func benchDecode(e base.Env, args []string) error {
 	runtime.ReadMemStats(&before)
 	start := time.Now()
 	for i := 0; i < *repeat; i++ {
-		if _, err := decodeStream(data, contentType); err != nil {
+		if _, err := decodeStream(data, wf); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/podwatch/podwatch/internal/cli/replay"
 	"github.com/podwatch/podwatch/internal/podconfig"
 	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // Flags are the flags of watch and record. The exported ones are those
@@ -111,7 +112,7 @@ func (f *Flags) Check(c *base.Command) error {
 		return base.Usagef(name, "--replay serves its own apiserver; connection flags do not apply")
 	case c.Set("speed") && f.Replay == "":
 		return base.Usagef(name, "--speed applies to --replay only")
-	case f.contentType != "json" && f.contentType != "protobuf" && f.contentType != "cbor":
+	case !validFormat(f.contentType):
 		return base.Usagef(name, "--content-type %q: want json, protobuf or cbor", f.contentType)
 	case f.Trace.Diff.On() && !f.Trace.Enabled() && f.output != "json":
 		return base.Usagef(name, "--diff shows in a trace (--trace, --trace-file, --trace-html) or in -o json")
@@ -121,13 +122,13 @@ func (f *Flags) Check(c *base.Command) error {
 
 // restContentType is the rest.Config.ContentType --content-type asks for.
 func (f *Flags) restContentType() string {
-	switch f.contentType {
-	case "protobuf":
-		return rest.ContentTypeProtobuf
-	case "cbor":
-		return rest.ContentTypeCBOR
-	}
-	return rest.ContentTypeJSON
+	wf, _ := wire.ParseName(f.contentType)
+	return wf.ContentType()
+}
+
+func validFormat(name string) bool {
+	_, ok := wire.ParseName(name)
+	return ok
 }
 
 // selectorFor is the field selector for node (all nodes when empty) plus the

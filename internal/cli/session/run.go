@@ -88,15 +88,17 @@ func Run(ctx context.Context, e base.Env, f *Flags, p Plan, cfg rest.Config, x E
 	s.lw = &cache.ListWatch[*api.Pod]{
 		Client: client, Resource: "pods", Namespace: p.Namespace,
 		FieldSelector: p.FieldSelector, LabelSelector: p.LabelSelector,
-		Decode: func(data []byte) (*api.Pod, error) {
-			prog.item()
-			x.Monitor.Decoded()
-			return api.DecodePod(data)
-		},
-		DecodeProtobuf: func(tm meta.TypeMeta, data []byte) (*api.Pod, error) {
-			prog.item()
-			x.Monitor.Decoded()
-			return api.DecodePodProtobuf(tm, data)
+		Codec: meta.Codec[*api.Pod]{
+			JSON: func(data []byte) (*api.Pod, error) {
+				prog.item()
+				x.Monitor.Decoded()
+				return api.DecodePod(data)
+			},
+			Protobuf: func(tm meta.TypeMeta, data []byte) (*api.Pod, error) {
+				prog.item()
+				x.Monitor.Decoded()
+				return api.DecodePodProtobuf(tm, data)
+			},
 		},
 		Decoder: watch.DecoderOptions{KeepRaw: f.events},
 	}

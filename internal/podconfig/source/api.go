@@ -55,8 +55,7 @@ type API struct {
 // NewAPI returns a source for nodeName's pods on the server c talks to:
 // listed and watched with fieldSelector=spec.nodeName=NODE.
 func NewAPI(c *rest.Client, nodeName string, opts APIOptions) *API {
-	lw := cache.NewListWatchFromClient(c, "pods", "", rest.OneTermEqualSelector("spec.nodeName", nodeName), api.DecodePod)
-	lw.DecodeProtobuf = api.DecodePodProtobuf
+	lw := cache.NewListWatchFromClient(c, "pods", "", rest.OneTermEqualSelector("spec.nodeName", nodeName), api.Codec)
 	return NewAPIFrom(lw, opts)
 }
 

@@ -101,7 +101,7 @@ func goRun(ctx context.Context, a *API, out chan<- podconfig.PodUpdate) <-chan e
 func TestAPIFromListerWatcher(t *testing.T) {
 	srv := newFakeAPIServer(t)
 	seedNodes(t, srv)
-	lw := cache.NewListWatchFromClient(newClient(t, srv), "pods", "", "spec.nodeName=node-b", api.DecodePod)
+	lw := cache.NewListWatchFromClient(newClient(t, srv), "pods", "", "spec.nodeName=node-b", api.Codec)
 	in := &recordingInstrument{}
 	var mine []cache.StepKind
 	a := NewAPIFrom(lw, APIOptions{Instrument: in, Reflector: cache.ReflectorOptions{
@@ -238,7 +238,7 @@ func TestAPIStopBeforeRun(t *testing.T) {
 // TestAPIGivesUp returns the failure GiveUp chose before the first sync.
 func TestAPIGivesUp(t *testing.T) {
 	srv := newFakeAPIServer(t) // refuses any selector but spec.nodeName=NODE with a 400
-	lw := cache.NewListWatchFromClient(newClient(t, srv), "pods", "", "metadata.name=x", api.DecodePod)
+	lw := cache.NewListWatchFromClient(newClient(t, srv), "pods", "", "metadata.name=x", api.Codec)
 	a := NewAPIFrom(lw, APIOptions{Reflector: cache.ReflectorOptions{GiveUp: func(err error) bool { return !rest.IsRetryable(err) }}})
 	select {
 	case err := <-goRun(context.Background(), a, make(chan podconfig.PodUpdate)):

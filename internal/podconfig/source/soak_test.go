@@ -123,7 +123,7 @@ func TestSoak(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lw := cache.NewListWatchFromClient(client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", soakNode), api.DecodePod)
+		lw := cache.NewListWatchFromClient(client, "pods", "", rest.OneTermEqualSelector("spec.nodeName", soakNode), api.Codec)
 		lw.Limits = rest.ListLimits{MaxItemBytes: soakFrameLimit}
 		lw.Decoder = watch.DecoderOptions{MaxFrameSize: soakFrameLimit}
 		count := &soakCounter{}

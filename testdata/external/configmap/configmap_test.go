@@ -14,6 +14,7 @@ import (
 
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/jsonx"
+	"github.com/podwatch/podwatch/rest/wire"
 	"github.com/podwatch/podwatch/watch"
 )
 
@@ -99,12 +100,12 @@ func TestRoundTrip(t *testing.T) {
 // The decoder serves podwatch's list and watch decoders, and their errors
 // are public types.
 func TestListAndWatch(t *testing.T) {
-	list, err := rest.DecodeList(strings.NewReader(`{"kind":"ConfigMapList","metadata":{"resourceVersion":"8"},"items":[`+configMap+`]}`), DecodeConfigMap, rest.ListLimits{})
+	list, err := rest.DecodeList(strings.NewReader(`{"kind":"ConfigMapList","metadata":{"resourceVersion":"8"},"items":[`+configMap+`]}`), wire.JSON, Codec, rest.ListLimits{})
 	if err != nil || len(list.Items) != 1 || list.Metadata.ResourceVersion != "8" {
 		t.Fatalf("DecodeList: %v, %+v", err, list)
 	}
 	stream := `{"type":"ADDED","object":` + configMap + "}\n" + `{"type":"MODIFIED","object":{"data":{"a":}}}`
-	d := watch.NewDecoder(strings.NewReader(stream), DecodeConfigMap, watch.DecoderOptions{})
+	d := watch.NewDecoder(strings.NewReader(stream), Codec, watch.DecoderOptions{})
 	if ev, err := d.Decode(); err != nil || ev.Type != watch.Added || ev.Object.Data["b"] != "2" {
 		t.Fatalf("first event: %+v, %v", ev, err)
 	}

@@ -21,7 +21,7 @@ func WatchNode(ctx context.Context, token string) {
 	// README begin
 	c, _ := rest.NewClient(rest.Config{Host: "https://127.0.0.1:6443", BearerToken: token,
 		TLS: rest.TLSConfig{CAFile: "ca.crt"}})
-	lw := cache.NewListWatchFromClient(c, "pods", "", rest.OneTermEqualSelector("spec.nodeName", "node-a"), api.DecodePod)
+	lw := cache.NewListWatchFromClient(c, "pods", "", rest.OneTermEqualSelector("spec.nodeName", "node-a"), api.Codec)
 	store := cache.NewUndeltaStore(func(pods []*api.Pod, rv string) {
 		fmt.Println(len(pods), "pods at resourceVersion", rv)
 	}, cache.MetaNamespaceKey[*api.Pod])

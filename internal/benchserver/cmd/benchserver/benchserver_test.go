@@ -47,7 +47,7 @@ func TestStream(t *testing.T) {
 	if len(data) != wrote.Bytes {
 		t.Fatalf("file holds %d bytes, printed %d", len(data), wrote.Bytes)
 	}
-	d := watch.NewDecoder(io.NopCloser(bytes.NewReader(data)), api.DecodePod, watch.DecoderOptions{})
+	d := watch.NewDecoder(io.NopCloser(bytes.NewReader(data)), api.Codec, watch.DecoderOptions{})
 	n, last := 0, ""
 	for {
 		ev, err := d.Decode()

@@ -1,4 +1,4 @@
-package stream
+package cborwire
 
 import (
 	"bytes"
@@ -13,12 +13,12 @@ import (
 
 	"github.com/fxamacker/cbor/v2"
 
-	"github.com/podwatch/podwatch/rest/cborwire"
+	"github.com/podwatch/podwatch/internal/stream"
 )
 
 func recordedCBORWatch(t testing.TB) []byte {
 	t.Helper()
-	b, err := os.ReadFile("../../rest/cborwire/testdata/watch.cborseq")
+	b, err := os.ReadFile("testdata/watch.cborseq")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,24 +41,24 @@ func TestNextCBORSplitsTheRecordedWatch(t *testing.T) {
 	}
 	for name, r := range map[string]io.Reader{"whole": bytes.NewReader(in), "byte by byte": iotest.OneByteReader(bytes.NewReader(in))} {
 		t.Run(name, func(t *testing.T) {
-			sr := NewReader(r, 1<<20)
-			var f CBORFramer
+			sr := stream.NewReader(r, 1<<20)
+			var f Framer
 			var off int64
 			for i := range want {
-				item, at, err := sr.NextCBOR(&f, 0)
+				item, at, err := sr.Next(&f)
 				if err != nil || !bytes.Equal(item, want[i]) || at != off {
 					t.Fatalf("item %d: got %d bytes at %d, %v; want %d bytes at %d", i, len(item), at, err, len(want[i]), off)
 				}
 				off += int64(len(item))
 			}
-			if _, _, err := sr.NextCBOR(&f, 0); err != io.EOF {
+			if _, _, err := sr.Next(&f); err != io.EOF {
 				t.Fatalf("after the last item: %v, want io.EOF", err)
 			}
 		})
 	}
 }
 
-// stopReader hands out its data and then fails the test's read: NextCBOR
+// stopReader hands out its data and then fails the test's read: Next
 // must return an item without reading past it.
 type stopReader struct {
 	data []byte
@@ -82,9 +82,9 @@ func TestNextCBORDoesNotWaitForTheNextItem(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := in[:len(in)-len(rest)]
-	r := NewReader(&stopReader{data: first, t: t}, 1<<20)
-	var f CBORFramer
-	if item, _, err := r.NextCBOR(&f, 0); err != nil || len(item) != len(first) {
+	r := stream.NewReader(&stopReader{data: first, t: t}, 1<<20)
+	var f Framer
+	if item, _, err := r.Next(&f); err != nil || len(item) != len(first) {
 		t.Fatalf("got %d bytes, %v; want the %d-byte item", len(item), err, len(first))
 	}
 }
@@ -99,31 +99,31 @@ func TestNextCBORErrors(t *testing.T) {
 	}{
 		{"ends inside an item", "\x01\x82\x01", 100, io.ErrUnexpectedEOF, 0},
 		{"ends inside a header", "\x01\x19\x01", 100, io.ErrUnexpectedEOF, 0},
-		{"a 4 GiB string", "\x01\x5a\xff\xff\xff\xff" + strings.Repeat("x", 50), 1 << 10, ErrTooLarge, 0},
-		{"an 2^64 item array", "\x01\x9b\xff\xff\xff\xff\xff\xff\xff\xff", 1 << 10, ErrTooLarge, 0},
+		{"a 4 GiB string", "\x01\x5a\xff\xff\xff\xff" + strings.Repeat("x", 50), 1 << 10, stream.ErrTooLarge, 0},
+		{"an 2^64 item array", "\x01\x9b\xff\xff\xff\xff\xff\xff\xff\xff", 1 << 10, stream.ErrTooLarge, 0},
 		{"nested past the bound", "\x01" + strings.Repeat("\x81", 20) + "\x01", 100, nil, 1 + 5},
 		{"indefinite length", "\x01\xa1\x41a\x9f\xff", 100, nil, 4},
 		{"reserved", "\x01\x1c", 100, nil, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := NewReader(strings.NewReader(tt.in), tt.limit)
-			var f CBORFramer
-			if _, _, err := r.NextCBOR(&f, 5); err != nil {
+			r := stream.NewReader(strings.NewReader(tt.in), tt.limit)
+			f := Framer{MaxDepth: 5}
+			if _, _, err := r.Next(&f); err != nil {
 				t.Fatalf("first item: %v", err)
 			}
-			_, _, err := r.NextCBOR(&f, 5)
+			_, _, err := r.Next(&f)
 			if tt.want != nil {
 				if err != tt.want {
 					t.Fatalf("got %v, want %v", err, tt.want)
 				}
-				if tt.want == ErrTooLarge && r.Size() > initialSize {
+				if tt.want == stream.ErrTooLarge && r.Size() > 32<<10 /* the Reader's first buffer */ {
 					t.Errorf("buffer grew to %d for an item it refused", r.Size())
 				}
 				return
 			}
-			var se *cborwire.SyntaxError
+			var se *SyntaxError
 			if !errors.As(err, &se) || se.Offset != tt.syntaxAt {
-				t.Fatalf("got %v, want a *cborwire.SyntaxError at %d", err, tt.syntaxAt)
+				t.Fatalf("got %v, want a *SyntaxError at %d", err, tt.syntaxAt)
 			}
 		})
 	}
@@ -135,12 +135,12 @@ type cborFramed struct {
 }
 
 func frameAllCBOR(r io.Reader, limit int) cborFramed {
-	sr := NewReader(r, limit)
-	var f CBORFramer
+	sr := stream.NewReader(r, limit)
+	f := Framer{MaxDepth: 50}
 	var out cborFramed
 	var off int64
 	for {
-		item, at, err := sr.NextCBOR(&f, 50)
+		item, at, err := sr.Next(&f)
 		if err != nil {
 			out.Err = err.Error()
 			return out

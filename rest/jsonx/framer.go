@@ -1,22 +1,28 @@
-package stream
+package jsonx
 
 import (
 	"fmt"
 
+	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/internal/stream/jsonstr"
-	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
-// MaxDepth bounds nesting as jsonx and encoding/json do.
-const MaxDepth = 10000
+// MaxDepth bounds nesting, as Reader and encoding/json do.
+const MaxDepth = maxDepth
 
-// JSONFramer finds where one JSON value ends. Scan is handed the value's bytes
-// so far and called again, with the same bytes and more, until the end is in
-// them; each byte is scanned once. The zero value frames with MaxDepth; Reset
-// readies it for the next value.
-type JSONFramer struct {
+// Framer finds where one JSON value ends: the framer the list and watch
+// decoders cut JSON values out of a body with, on podwatch's one buffered
+// reader. Scan is handed the value's bytes so
+// far and called again, with the same bytes and more, until the end is in
+// them; each byte is scanned once. It follows what finding the end needs
+// (strings and their escapes, brackets, the bound on nesting) and leaves
+// checking the value to its decoder.
+type Framer struct {
+	// MaxDepth bounds the value's nesting; 0 means MaxDepth. A value read
+	// from inside a larger document is bounded by what is left of it.
+	MaxDepth int
+
 	depth    int // brackets open outside strings
-	maxDepth int
 	pos      int // next byte to scan
 	started  bool
 	inString bool
@@ -27,29 +33,44 @@ type JSONFramer struct {
 	inner, innerEnd int
 }
 
-// Reset readies f for a new value nested at most maxDepth deep (0 means
-// MaxDepth).
-func (f *JSONFramer) Reset(maxDepth int) {
-	if maxDepth <= 0 {
-		maxDepth = MaxDepth
+var _ stream.Framer = (*Framer)(nil)
+
+// Reset readies f for a new value; MaxDepth is kept.
+func (f *Framer) Reset() {
+	*f = Framer{MaxDepth: f.MaxDepth, inner: -1, innerEnd: -1}
+}
+
+// Space returns the length of the whitespace v begins with.
+func (f *Framer) Space(v []byte) int {
+	i := 0
+	for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\r' || v[i] == '\n') {
+		i++
 	}
-	*f = JSONFramer{maxDepth: maxDepth, inner: -1, innerEnd: -1}
+	return i
+}
+
+func (f *Framer) maxDepth() int {
+	if f.MaxDepth <= 0 {
+		return MaxDepth
+	}
+	return f.MaxDepth
 }
 
 // Inner returns where the last object or array directly inside the framed
 // value starts and ends, or -1, -1.
-func (f *JSONFramer) Inner() (start, end int) { return f.inner, f.innerEnd }
+func (f *Framer) Inner() (start, end int) { return f.inner, f.innerEnd }
 
 // Scan continues framing the value that starts at v[0] (not a space). It
 // returns the value's length once its end is in v, or -1 when v ends first.
 // A number or literal ends at the first byte that cannot continue it, so one
 // that ends v is not yet complete. A value that cannot start with v[0], or
-// nesting past the bound, is a *jsonx.SyntaxError whose Offset is the index in
-// v of the byte at fault.
-func (f *JSONFramer) Scan(v []byte) (int, error) {
+// nesting past the bound, is a *SyntaxError whose Offset is the index in v of
+// the byte at fault. limit is not looked at: only the bytes themselves tell
+// where a JSON value ends, and the Reader stops growing at its limit.
+func (f *Framer) Scan(v []byte, limit int) (int, error) {
 	if !f.started {
-		if f.maxDepth == 0 {
-			f.Reset(0)
+		if f.inner == 0 && f.innerEnd == 0 {
+			f.Reset() // the zero Framer
 		}
 		f.started = true
 		switch c := v[0]; {
@@ -66,7 +87,7 @@ func (f *JSONFramer) Scan(v []byte) (int, error) {
 		return f.scanScalar(v)
 	}
 	if f.inString {
-		end, ok := stringEnd(v, f.pos)
+		end, ok := framedStringEnd(v, f.pos)
 		if !ok {
 			f.pos = end
 			return -1, nil
@@ -84,7 +105,7 @@ func (f *JSONFramer) Scan(v []byte) (int, error) {
 // counts brackets without matching them: for well-formed JSON the count finds
 // the end, and a value whose brackets do not match is malformed whichever
 // bracket ends it, for its decoder to reject.
-func (f *JSONFramer) scanStructure(v []byte) (int, error) {
+func (f *Framer) scanStructure(v []byte) (int, error) {
 	depth, i := f.depth, f.pos
 	for ; i < len(v); i++ {
 		c := v[i]
@@ -94,14 +115,14 @@ func (f *JSONFramer) scanStructure(v []byte) (int, error) {
 		switch c {
 		case '"':
 			// Strings are most of an object's bytes: jump through them.
-			end, ok := stringEnd(v, i+1)
+			end, ok := framedStringEnd(v, i+1)
 			if !ok {
 				f.pos, f.depth, f.inString = end, depth, true
 				return -1, nil
 			}
 			i = end - 1 // the loop steps past the closing quote
 		case '{', '[':
-			if depth >= f.maxDepth {
+			if depth >= f.maxDepth() {
 				return -1, syntaxAt(i, "nesting too deep")
 			}
 			depth++
@@ -122,7 +143,7 @@ func (f *JSONFramer) scanStructure(v []byte) (int, error) {
 	return -1, nil
 }
 
-func (f *JSONFramer) scanScalar(v []byte) (int, error) {
+func (f *Framer) scanScalar(v []byte) (int, error) {
 	i := f.pos
 	for i < len(v) && scalarByte(v[i]) {
 		i++
@@ -141,12 +162,12 @@ func scalarByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'E'
 }
 
-// stringEnd scans a string's body from v[i]. It returns the index just past the
+// framedStringEnd scans a string's body from v[i]. It returns the index just past the
 // closing quote and true, or, when v ends first, where to resume and false. A
 // backslash at the very end is left to be scanned again with what follows it.
 // Control bytes are invalid in a string, but framing steps over them: the
 // value's decoder rejects them.
-func stringEnd(v []byte, i int) (int, bool) {
+func framedStringEnd(v []byte, i int) (int, bool) {
 	for {
 		i = jsonstr.PlainEnd(v, i)
 		switch {
@@ -165,5 +186,5 @@ func stringEnd(v []byte, i int) (int, bool) {
 }
 
 func syntaxAt(i int, format string, args ...any) error {
-	return &jsonx.SyntaxError{Offset: int64(i), Msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{Offset: int64(i), Msg: fmt.Sprintf(format, args...)}
 }

@@ -1,4 +1,4 @@
-package stream
+package jsonx
 
 import (
 	"bytes"
@@ -11,12 +11,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/podwatch/podwatch/rest/jsonx"
+	"github.com/podwatch/podwatch/internal/stream"
 )
 
-// naiveFrame is the obvious byte-at-a-time framer that JSONFramer is checked
+// naiveFrame is the obvious byte-at-a-time framer that Framer is checked
 // against: the length of the value at v[0], -1 when v ends first, or the index
-// of the byte framing fails at. Like JSONFramer it counts brackets, leaving
+// of the byte framing fails at. Like Framer it counts brackets, leaving
 // their matching to the value's decoder.
 func naiveFrame(v []byte, maxDepth int) (end, failAt int) {
 	c := v[0]
@@ -63,15 +63,15 @@ func naiveFrame(v []byte, maxDepth int) (end, failAt int) {
 
 // scanPieces frames v fed as v[:cut] then all of v.
 func scanPieces(v []byte, cut, maxDepth int) (end, failAt int) {
-	var f JSONFramer
-	f.Reset(maxDepth)
+	f := Framer{MaxDepth: maxDepth}
+	f.Reset()
 	for _, n := range []int{cut, len(v)} {
 		if n == 0 {
 			continue
 		}
-		end, err := f.Scan(v[:n])
+		end, err := f.Scan(v[:n], 0)
 		if err != nil {
-			var se *jsonx.SyntaxError
+			var se *SyntaxError
 			if !errors.As(err, &se) {
 				panic(err)
 			}
@@ -110,9 +110,9 @@ func TestJSONFramerEveryCut(t *testing.T) {
 
 func TestJSONFramerInner(t *testing.T) {
 	v := `{"type":"ADDED","object":{"a":{"b":"}"}},"x":1}`
-	var f JSONFramer
-	f.Reset(0)
-	if end, err := f.Scan([]byte(v)); err != nil || end != len(v) {
+	var f Framer
+	f.Reset()
+	if end, err := f.Scan([]byte(v), 0); err != nil || end != len(v) {
 		t.Fatalf("Scan: %d, %v", end, err)
 	}
 	start, end := f.Inner()
@@ -121,7 +121,7 @@ func TestJSONFramerInner(t *testing.T) {
 	}
 }
 
-// frameAll frames every value of r with NextJSON and reports what it found
+// frameAll frames every value of r with the Reader's Next and a Framer and reports what it found
 // and the error it ended on.
 type framed struct {
 	Values  []string
@@ -131,10 +131,10 @@ type framed struct {
 
 func frameAll(r io.Reader, limit int) framed {
 	var out framed
-	sr := NewReader(r, limit)
-	var f JSONFramer
+	sr := stream.NewReader(r, limit)
+	var f Framer
 	for {
-		v, off, err := sr.NextJSON(&f, 0)
+		v, off, err := sr.Next(&f)
 		if err != nil {
 			out.Err = describe(err)
 			return out
@@ -145,7 +145,7 @@ func frameAll(r io.Reader, limit int) framed {
 }
 
 func describe(err error) string {
-	var se *jsonx.SyntaxError
+	var se *SyntaxError
 	switch {
 	case errors.As(err, &se):
 		return se.Error()
@@ -153,7 +153,7 @@ func describe(err error) string {
 		return "EOF"
 	case err == io.ErrUnexpectedEOF:
 		return "unexpected EOF"
-	case err == ErrTooLarge:
+	case err == stream.ErrTooLarge:
 		return "too large"
 	}
 	return "other: " + err.Error()
