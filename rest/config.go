@@ -75,16 +75,17 @@ type Config struct {
 	Proxy func(*http.Request) (*url.URL, error)
 	// ContentType is the format every request asks for, and so the format of
 	// the bodies Do and Stream return: "" or wire.ContentTypeJSON, or
-	// wire.ContentTypeProtobuf, the kubelet's (DecodeList and the watch
-	// Decoder read it, given Client.Format; cache.ListWatch does so itself). With protobuf an
-	// answer in any other format fails with a *ContentTypeError (podwatch does
-	// not fall back to JSON as the kubelet may: asking for protobuf is asking
-	// to see it), and error answers, which come in protobuf too, are read as
-	// such. Protobuf objects are read through a schema of Pod, PodList and
-	// Status (package protowire); another kind fails with a
-	// *protowire.KindError. wire.ContentTypeCBOR (alpha in Kubernetes 1.37, behind
-	// the CBORServingAndStorage gate) works the same way; a server without
-	// it answers 406, a *StatusError. CBOR objects are read without a schema.
+	// wire.ContentTypeProtobuf, the kubelet's (Client.Format names it for
+	// DecodeList and the watch Decoder; cache.ListWatch asks it itself). With
+	// protobuf an answer in any other format fails with a *ContentTypeError
+	// (podwatch does not fall back to JSON as the kubelet may: asking for
+	// protobuf is asking to see it), and error answers, which come in protobuf
+	// too, are read as such. Protobuf objects are read through a schema of Pod,
+	// PodList and Status (package protowire); another kind fails with a
+	// *protowire.KindError. wire.ContentTypeCBOR (alpha in Kubernetes 1.37,
+	// behind the CBORServingAndStorage gate) works the same way; a server
+	// without it answers 406, a *StatusError. CBOR objects are read without a
+	// schema.
 	ContentType string
 	// DisableCompression stops asking for gzip bodies.
 	DisableCompression bool

@@ -2,15 +2,14 @@
 // TLS, bearer tokens), a Client, a request builder for list and watch, and the typed
 // StatusError every non-2xx answer becomes.
 //
-// DecodeList decodes a streamed list answer item by item, handing each item's
-// bytes to a meta.DecodeFunc, so a list of thousands of pods never sits in memory
-// as one body. EscapeFieldValue and OneTermEqualSelector build field selectors.
+// DecodeList decodes a streamed list answer item by item, handing each item to
+// a meta.Codec, so a list of thousands of pods never sits in memory as one body.
+// EscapeFieldValue and OneTermEqualSelector build field selectors.
 //
-// Config.ContentType makes a Client speak protobuf, the kubelet's format;
-// DecodeListContent then reads protobuf lists with the same guarantees, each
-// item transcoded (package protowire) to the JSON the DecodeFunc reads, or,
-// with DecodeListContentWith and a meta.ProtobufDecodeFunc, decoded from its
-// protobuf message.
+// Config.ContentType makes a Client speak protobuf, the kubelet's format, or
+// CBOR; Client.Format says which, and DecodeList reads lists in each with the
+// same guarantees, a protobuf item decoded from its message when the codec can
+// (api.Codec does) and transcoded to the JSON the codec reads otherwise.
 //
 // Config.Clock (a Clock; WallClock by default) times the client's waits and
 // guards; cache's reflector and watchdog run on the same one, so a replay

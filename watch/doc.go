@@ -14,19 +14,19 @@
 // between events gives io.EOF, one that stops inside an event an error wrapping
 // io.ErrUnexpectedEOF.
 //
-// With DecoderOptions.ContentType set to protobuf, the body is a sequence of frames,
-// each a 4-byte big-endian length and a WatchEvent message; a Decoder reads one frame
-// per event (refusing a length over the bound before reading any of it). With a
-// meta.ProtobufDecodeFunc (Decoder.WithProtobuf; api.DecodePodProtobuf for pods) the
-// object is decoded from its protobuf message; without one it is transcoded to the
-// JSON the server would have sent (package rest/protowire) and handed to the
-// DecodeFunc. Either way the event logic is JSON's, so events mean the same in both.
-//
-// With ContentType set to CBOR (application/cbor, or the watch's own
-// application/cbor-seq), the body is a sequence of self-described CBOR items with no
-// framing between them; the Decoder finds each item's end from its headers, on the
-// same buffered reader and bound, and transcodes it to the JSON event the server would
-// have sent (package rest/cborwire).
+// DecoderOptions.Format names the body's wire format (see package rest/wire);
+// the Decoder asks the format for its framer and its event reader, and keeps
+// no logic of its own per format. In protobuf the body is a sequence of frames,
+// each a 4-byte big-endian length and a WatchEvent message; a Decoder reads one
+// frame per event (refusing a length over the bound before reading any of it).
+// With a codec that decodes protobuf (meta.Codec's Protobuf; api.Codec for pods)
+// the object is decoded from its protobuf message; without one it is transcoded
+// to the JSON the server would have sent (package rest/protowire) and handed to
+// the codec's JSON decoder. In CBOR the body is a sequence of self-described
+// items with no framing between them; the Decoder finds each item's end from its
+// headers, on the same buffered reader and bound, and transcodes it to the JSON
+// event the server would have sent (package rest/cborwire). Either way the event
+// logic is JSON's, so events mean the same in every format.
 //
 // A StreamWatcher runs a Decoder on a goroutine of its own and delivers the events on
 // a channel (Interface). A server ERROR event arrives as an Event of type Error whose
