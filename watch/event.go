@@ -24,8 +24,10 @@ type Event[T any] struct {
 	// Err is set on ERROR events, to a *rest.StatusError built from the event's
 	// Status, and on the final event a StreamWatcher sends when the stream failed.
 	Err error
-	// Raw is the event exactly as the server sent it, without the newline after
-	// it; set only with DecoderOptions.KeepRaw. It is the caller's to keep.
+	// Raw is the event as JSON, set only with DecoderOptions.KeepRaw: from a
+	// JSON stream, exactly the bytes the server sent, without the newline after
+	// them; from a protobuf or CBOR stream, the JSON the server would have sent
+	// for the event (its own bytes are not kept). It is the caller's to keep.
 	Raw []byte
 	// Offset is the position of the event's first byte in the stream.
 	Offset int64
