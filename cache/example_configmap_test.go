@@ -26,8 +26,13 @@ type ConfigMap struct {
 // Meta makes ConfigMap a meta.Object, which is all cache needs of it.
 func (c *ConfigMap) Meta() *meta.ObjectMeta { return &c.Metadata }
 
-// DecodeConfigMap is a meta.DecodeFunc[*ConfigMap]. It keeps nothing of data:
-// jsonx.Extra.Keep copies what it keeps.
+// Codec decodes ConfigMaps for rest.DecodeList, watch.NewDecoder and
+// cache.NewListWatchFromClient: from JSON, and from protobuf or CBOR through
+// the JSON they are transcoded to.
+var Codec = meta.Codec[*ConfigMap]{JSON: DecodeConfigMap}
+
+// DecodeConfigMap decodes a ConfigMap from its JSON (Codec's JSON). It keeps
+// nothing of data: jsonx.Extra.Keep copies what it keeps.
 func DecodeConfigMap(data []byte) (*ConfigMap, error) {
 	r := jsonx.NewReader(data)
 	c := &ConfigMap{}
@@ -93,7 +98,7 @@ func Example_configMap() {
 	if err != nil {
 		panic(err)
 	}
-	lw := cache.NewListWatchFromClient(c, "configmaps", "shop", "", meta.Codec[*ConfigMap]{JSON: DecodeConfigMap})
+	lw := cache.NewListWatchFromClient(c, "configmaps", "shop", "", Codec)
 	store := cache.NewUndeltaStore(func(cms []*ConfigMap, rv string) {
 		for _, cm := range cms {
 			fmt.Printf("rv %s: %s\n", rv, jsonx.Encode(cm.WriteJSON))
