@@ -65,13 +65,24 @@ func statusIn(f wire.Format, body []byte) *Status {
 	return statusOf(js)
 }
 
-// DescribeProtobuf tells, in the trace's words, what the first bytes of a
-// protobuf body hold, for a log that shows those bytes: for a watch
-// (stream=watch), the first frame's length prefix and, when the whole frame
-// is in head, its WatchEvent and envelope; for another body, its envelope
-// once all of it is in head (complete). It returns "" when head says
-// nothing yet.
-func DescribeProtobuf(head []byte, contentType string, complete bool) string {
+// DescribeBody tells, in the trace's words, what the first bytes of a body
+// in a binary wire format hold, for a log that shows those bytes: for a
+// protobuf watch (stream=watch), the first frame's length prefix and, when
+// the whole frame is in head, its WatchEvent and envelope; for another
+// protobuf body, its envelope once all of it is in head (complete); for
+// CBOR, the tag its first item opens with. It returns "" when head says
+// nothing yet, and for JSON, which shows itself.
+func DescribeBody(head []byte, contentType string, complete bool) string {
+	switch f, _ := wire.ParseContentType(contentType); f {
+	case wire.Protobuf:
+		return describeProtobuf(head, contentType, complete)
+	case wire.CBOR:
+		return describeCBOR(head)
+	}
+	return ""
+}
+
+func describeProtobuf(head []byte, contentType string, complete bool) string {
 	if wire.IsWatchStream(contentType) {
 		return describeFirstFrame(head)
 	}

@@ -372,7 +372,7 @@ func spaced(b []byte) string {
 func TestDescribeProtobuf(t *testing.T) {
 	frame := pbFrame("ADDED", "Pod", pbPod(t, "web-1", "215", false, nil))
 	list := pbList(t, "10", pbPod(t, "a", "9", false, nil), pbPod(t, "b", "9", false, nil))
-	watch := wire.ContentTypeProtobuf + ";stream=watch"
+	watch := wire.ContentTypeProtobufWatch
 	tests := []struct {
 		name, contentType string
 		head              []byte
@@ -390,7 +390,7 @@ func TestDescribeProtobuf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := DescribeProtobuf(tt.head, tt.contentType, tt.complete)
+			got := DescribeBody(tt.head, tt.contentType, tt.complete)
 			if !strings.Contains(got, tt.want) || (tt.want == "") != (got == "") {
 				t.Fatalf("got %q, want it to say %q", got, tt.want)
 			}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"sort"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/trace"
-	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/wire"
 )
 
@@ -81,7 +79,7 @@ func (t *httpLogTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	if t.log.V(verboseBodies) && resp.Body != nil {
 		resp.Body = &loggedBody{body: resp.Body, log: t.log, where: where, limit: bodyLimit(t.log),
-			contentType: protobufType(resp.Header)}
+			contentType: binaryType(resp.Header)}
 	}
 	return resp, nil
 }
@@ -97,8 +95,8 @@ func (t *httpLogTransport) logRequestBody(req *http.Request) {
 	defer b.Close()
 	limit := bodyLimit(t.log)
 	data, _ := io.ReadAll(io.LimitReader(b, int64(limit)+1))
-	if ct := protobufType(req.Header); ct != "" {
-		t.log.Printf("Request Body%s", protobufBody(data, limit, ct, len(data) <= limit))
+	if ct := binaryType(req.Header); ct != "" {
+		t.log.Printf("Request Body%s", binaryBody(data, limit, ct, len(data) <= limit))
 		return
 	}
 	t.log.Printf("Request Body: %s", cutBody(data, limit))
@@ -156,36 +154,31 @@ func cutBody(data []byte, limit int) string {
 	return quote(data)
 }
 
-// protobufType is h's Content-Type if it is a binary form, Kubernetes
+// binaryType is h's Content-Type if it names a binary wire format,
 // protobuf or CBOR, else "".
-func protobufType(h http.Header) string {
+func binaryType(h http.Header) string {
 	ct := h.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err == nil &&
-		(mt == wire.ContentTypeProtobuf || mt == wire.ContentTypeCBOR || mt == wire.ContentTypeCBORSeq) {
+	if f, ok := wire.ParseContentType(ct); ok && f != wire.JSON {
 		return ct
 	}
 	return ""
 }
 
-// protobufBody shows the first limit bytes of a protobuf body as a hex dump,
-// under a line saying what they begin with (a watch's first frame: its
-// length prefix, WatchEvent and envelope; another body's envelope), in the
-// trace's words. Someone reading -v 8 studies the wire: the bytes as sent,
-// which the hex dump shows exactly and which docs/PROTOCOL.md's snippets are
-// dumps of, laid out like them. Raw binary would garble a terminal, and the
-// transcoded JSON is what -o json and the trace show already; it would hide
-// the length prefix and the envelope this log is read for.
-func protobufBody(data []byte, limit int, contentType string, complete bool) string {
+// binaryBody shows the first limit bytes of a protobuf or CBOR body as a hex
+// dump, under a line saying what they begin with, in the trace's words (a
+// protobuf watch's first frame: its length prefix, WatchEvent and envelope;
+// another protobuf body's envelope; a CBOR item's tag). Someone reading -v 8
+// studies the wire: the bytes as sent, which the hex dump shows exactly and
+// which docs/PROTOCOL.md's snippets are dumps of, laid out like them. Raw
+// binary would garble a terminal, and the transcoded JSON is what -o json and
+// the trace show already; it would hide the framing this log is read for.
+func binaryBody(data []byte, limit int, contentType string, complete bool) string {
 	shown, cut := data, ""
 	if len(data) > limit {
 		shown, cut = data[:limit], ", cut short"
 	}
 	head := fmt.Sprintf(" (%s, %d bytes shown in hex%s)", contentType, len(shown), cut)
-	what := trace.DescribeProtobuf(data, contentType, complete)
-	if mt, _, _ := mime.ParseMediaType(contentType); mt != wire.ContentTypeProtobuf {
-		what = describeCBOR(data)
-	}
-	if what != "" {
+	if what := trace.DescribeBody(data, contentType, complete); what != "" {
 		head += ": " + what
 	}
 	return head + "\n" + strings.TrimSuffix(indent(hex.Dump(shown), "    "), "\n    ")
@@ -223,7 +216,8 @@ type loggedBody struct {
 	log   *Logger
 	where string
 	limit int
-	// contentType is the body's when it is protobuf: shown as a hex dump.
+	// contentType is the body's when it is binary (protobuf, CBOR): shown
+	// as a hex dump.
 	contentType string
 
 	mu     sync.Mutex
@@ -258,21 +252,11 @@ func (b *loggedBody) flushLocked(err error) {
 	msg := "Response Body of " + b.where + ": " + cutBody(b.buf.Bytes(), b.limit)
 	if b.contentType != "" {
 		complete := err != nil && errors.Is(err, io.EOF)
-		msg = "Response Body of " + b.where + protobufBody(b.buf.Bytes(), b.limit, b.contentType, complete)
+		msg = "Response Body of " + b.where + binaryBody(b.buf.Bytes(), b.limit, b.contentType, complete)
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		msg += " (then: " + err.Error() + ")"
 	}
 	b.buf = bytes.Buffer{}
 	b.log.Printf("%s", msg)
-}
-
-// describeCBOR says what a CBOR body begins with: the apiserver's items
-// carry the self-describe tag.
-func describeCBOR(data []byte) string {
-	h, ok, _ := cborwire.ParseHead(data)
-	if ok && h.Major == cborwire.MajorTag && h.Arg == cborwire.TagSelfDescribed {
-		return "a self-described CBOR item (tag 55799, d9 d9 f7)"
-	}
-	return ""
 }
