@@ -120,6 +120,15 @@ func mediaType(ct string) (string, map[string]string) {
 	return mt, params
 }
 
+// sameMediaType reports whether Content-Type got is want, a wire format's
+// label: the same media type and the same stream parameter, whatever else
+// (a charset) it carries.
+func sameMediaType(got, want string) bool {
+	gt, gp := mediaType(got)
+	wt, wp := mediaType(want)
+	return gt != "" && gt == wt && gp["stream"] == wp["stream"]
+}
+
 // checkContentTypeJSON: asked for JSON, lists and watches answer
 // application/json.
 func checkContentTypeJSON(ctx context.Context, e *env) Outcome {
@@ -144,57 +153,41 @@ func checkContentTypeJSON(ctx context.Context, e *env) Outcome {
 // checkContentTypeProtobuf: a server that offers protobuf answers lists in
 // it and watches as its length-prefixed stream, both readable.
 func checkContentTypeProtobuf(ctx context.Context, e *env) Outcome {
-	return checkBinaryFormat(ctx, e, e.proto, binaryFormat{name: "protobuf",
-		asked: wire.ContentTypeProtobuf, stream: wire.ContentTypeProtobuf, streamParam: "watch"})
+	return checkBinaryFormat(ctx, e, e.proto, wire.Protobuf, "protobuf")
 }
 
 // checkContentTypeCBOR: asked for CBOR, a server that offers it answers a
 // list as application/cbor and a watch as application/cbor-seq.
 func checkContentTypeCBOR(ctx context.Context, e *env) Outcome {
-	return checkBinaryFormat(ctx, e, e.cbor, binaryFormat{name: "CBOR",
-		asked: wire.ContentTypeCBOR, stream: wire.ContentTypeCBORSeq})
+	return checkBinaryFormat(ctx, e, e.cbor, wire.CBOR, "CBOR")
 }
 
-// binaryFormat is a format other than JSON a server may offer: the media
-// type asked for, and the one (with its stream parameter, if any) a watch
-// answers in.
-type binaryFormat struct {
-	name, asked, stream, streamParam string
-}
-
-func (f binaryFormat) streamType() string {
-	if f.streamParam == "" {
-		return f.stream
-	}
-	return f.stream + ";stream=" + f.streamParam
-}
-
-// checkBinaryFormat asks c, a client of format f, for a list and a watch:
-// each must come in f and be readable by podwatch's decoders. A server that
-// answers in another format, or 406, does not offer f.
-func checkBinaryFormat(ctx context.Context, e *env, c *rest.Client, f binaryFormat) Outcome {
-	req := "asked for " + f.asked + ", a server that offers it answers a list in it and a watch as " + f.streamType() + ", each readable; one that does not answers JSON or 406"
+// checkBinaryFormat asks c, a client of format f (called name), for a list
+// and a watch: each must come in f, the watch labelled exactly as the
+// apiserver labels f's watches, and be readable by podwatch's decoders. A
+// server that answers in another format, or 406, does not offer f.
+func checkBinaryFormat(ctx context.Context, e *env, c *rest.Client, f wire.Format, name string) Outcome {
+	req := "asked for " + f.ContentType() + ", a server that offers it answers a list in it and a watch as " + f.WatchContentType() + ", each readable; one that does not answers JSON or 406"
 	l := e.list(ctx, c, nil)
 	var cte *rest.ContentTypeError
 	switch {
 	case errors.As(l.err, &cte):
-		return notApplicable("the server does not offer %s for pods: asked for it, a list answered %q", f.name, cte.Got).with(l.x)
+		return notApplicable("the server does not offer %s for pods: asked for it, a list answered %q", name, cte.Got).with(l.x)
 	case l.err != nil && l.x.Status == http.StatusNotAcceptable:
-		return notApplicable("the server does not offer %s for pods: 406", f.name).with(l.x)
+		return notApplicable("the server does not offer %s for pods: 406", name).with(l.x)
 	}
 	if o, bad := badList(req, l); bad {
 		return o
 	}
 	w := e.framingWatch(ctx, c)
 	if w.err != nil {
-		return requestFailed(req, "the "+f.name+" watch", w.err, w.x)
+		return requestFailed(req, "the "+name+" watch", w.err, w.x)
 	}
-	mt, params := mediaType(w.x.ContentType)
-	if mt != f.stream || params["stream"] != f.streamParam {
-		return fail(req, fmt.Sprintf("the %s watch answered Content-Type %q", f.name, w.x.ContentType), w.x)
+	if !sameMediaType(w.x.ContentType, f.WatchContentType()) {
+		return fail(req, fmt.Sprintf("the %s watch answered Content-Type %q", name, w.x.ContentType), w.x)
 	}
 	if w.endErr != nil {
-		return fail(req, fmt.Sprintf("after %d events the %s stream does not frame: %v", len(w.events), f.name, w.endErr), w.at(len(w.events)-1))
+		return fail(req, fmt.Sprintf("after %d events the %s stream does not frame: %v", len(w.events), name, w.endErr), w.at(len(w.events)-1))
 	}
-	return pass("list of %d pods and %d watch events read as %s", len(l.list.Items), len(w.events), f.name).with(l.x, w.x)
+	return pass("list of %d pods and %d watch events read as %s", len(l.list.Items), len(w.events), name).with(l.x, w.x)
 }
