@@ -9,7 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/mask"
 )
 
 // Evidence is what a check saw: a sentence, what the protocol requires (on a
@@ -22,7 +22,7 @@ type Evidence struct {
 
 // Exchange is one request and what came back, as the evidence shows it.
 // It never holds a credential: headers are masked by the trace's rule
-// (trace.MaskHeader), and rest refuses a host URL that carries one.
+// (package mask), and rest refuses a host URL that carries one.
 type Exchange struct {
 	Request string `json:"request"` // "GET /api/v1/pods?..."
 	Accept  string `json:"accept,omitempty"`
@@ -116,7 +116,7 @@ func (r recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	x.Request = req.Method + " " + req.URL.RequestURI()
 	x.Accept = req.Header.Get("Accept")
 	if a := req.Header.Get("Authorization"); a != "" {
-		x.Auth = trace.MaskHeader("Authorization", a)
+		x.Auth = mask.Header("Authorization", a)
 	}
 	resp, err := r.next.RoundTrip(req)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/podwatch/podwatch/internal/mask"
 	"github.com/podwatch/podwatch/rest/wire"
 )
 
@@ -43,8 +44,8 @@ func explainParams(typ string, q url.Values) []Param {
 	var out []Param
 	for _, n := range names {
 		for _, v := range q[n] {
-			if secretParams[strings.ToLower(n)] {
-				v = "<masked>"
+			if mask.SecretParam(n) {
+				v = mask.Masked
 			}
 			out = append(out, Param{Name: n, Value: v, Explain: explainParam(typ, n, v, q)})
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/mask"
 	"github.com/podwatch/podwatch/rest/wire"
 )
 
@@ -112,7 +113,7 @@ func (t *Tracer) sent(req *http.Request) *reqState {
 	t.emitLocked(Step{Kind: KindRequest, Req: r.n, Request: &Request{
 		Method:  req.Method,
 		Path:    req.URL.Path,
-		Query:   maskQuery(req.URL.RawQuery, q),
+		Query:   mask.Query(req.URL.RawQuery),
 		Type:    r.typ,
 		Explain: explainRequest(r.typ, asksProtobuf(req.Header)),
 		Params:  explainParams(r.typ, q),
@@ -309,31 +310,10 @@ func (t *Tracer) endLocked(r *reqState, how, msg string) {
 	t.diffEndLocked(r, how) // after the end: a relist's gap audit follows it
 }
 
-// Headers with credentials: of Authorization only the scheme is shown (it
-// tells a bearer token from basic auth); cookies are hidden whole.
-var (
-	authHeaders   = map[string]bool{"Authorization": true, "Proxy-Authorization": true}
-	cookieHeaders = map[string]bool{"Cookie": true, "Set-Cookie": true}
-	// shown are the request headers a trace shows: what changes the answer.
-	// The User-Agent is left out: it differs from build to build.
-	shown = map[string]bool{"Accept": true, "Authorization": true, "Content-Type": true,
-		"Impersonate-User": true, "Impersonate-Group": true, "Impersonate-Uid": true}
-)
-
-// MaskHeader returns the value of header name as a trace may print it.
-func MaskHeader(name, value string) string {
-	name = http.CanonicalHeaderKey(name)
-	switch {
-	case authHeaders[name]:
-		if scheme, _, ok := strings.Cut(value, " "); ok {
-			return scheme + " <masked>"
-		}
-		return "<masked>"
-	case cookieHeaders[name]:
-		return "<masked>"
-	}
-	return value
-}
+// shown are the request headers a trace shows: what changes the answer.
+// The User-Agent is left out: it differs from build to build.
+var shown = map[string]bool{"Accept": true, "Authorization": true, "Content-Type": true,
+	"Impersonate-User": true, "Impersonate-Group": true, "Impersonate-Uid": true}
 
 func shownHeaders(h http.Header) []Header {
 	var out []Header
@@ -342,31 +322,11 @@ func shownHeaders(h http.Header) []Header {
 			continue
 		}
 		for _, v := range vals {
-			out = append(out, Header{Name: name, Value: MaskHeader(name, v)})
+			out = append(out, Header{Name: name, Value: mask.Header(name, v)})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
-}
-
-// secretParams are query parameters that could carry a credential. The
-// apiserver takes none, but a URL from a user might.
-var secretParams = map[string]bool{"access_token": true, "token": true, "password": true}
-
-func maskQuery(raw string, q map[string][]string) string {
-	for name := range q {
-		if secretParams[strings.ToLower(name)] {
-			parts := strings.Split(raw, "&")
-			for i, p := range parts {
-				k, _, _ := strings.Cut(p, "=")
-				if secretParams[strings.ToLower(k)] {
-					parts[i] = k + "=<masked>"
-				}
-			}
-			return strings.Join(parts, "&")
-		}
-	}
-	return raw
 }
 
 func joinErr(a, b string) string { return strings.TrimPrefix(a+"; "+b, "; ") }

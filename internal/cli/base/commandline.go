@@ -1,8 +1,9 @@
 package base
 
 import (
-	"net/url"
 	"strings"
+
+	"github.com/podwatch/podwatch/internal/mask"
 )
 
 // commandLine is the command line c was given, as a shell would read it
@@ -13,38 +14,19 @@ func commandLine(c *Command) string {
 	for _, a := range c.args {
 		switch name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "="); {
 		case maskNext:
-			a, maskNext = masked, false
-		case strings.HasPrefix(a, "-") && secretFlag(name):
+			a, maskNext = mask.Masked, false
+		case strings.HasPrefix(a, "-") && mask.SecretFlag(name):
 			if hasValue {
-				a = a[:len(a)-len(value)] + masked
+				a = a[:len(a)-len(value)] + mask.Masked
 			} else {
 				maskNext = true
 			}
 		default:
-			a = redactURL(a)
+			a = mask.URL(a)
 		}
 		words = append(words, commandWord(a))
 	}
 	return strings.Join(words, " ")
-}
-
-const masked = "<masked>"
-
-// secretFlag says whether a flag's value is a credential, never recorded.
-func secretFlag(name string) bool {
-	name = strings.ToLower(name)
-	return strings.Contains(name, "token") || strings.Contains(name, "password") || strings.Contains(name, "secret")
-}
-
-// redactURL masks the password of a URL given with one (https://u:p@host).
-func redactURL(s string) string {
-	if !strings.Contains(s, "@") {
-		return s
-	}
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return s
 }
 
 // commandWord is one word of a command line: as it is when a shell reads

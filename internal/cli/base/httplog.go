@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/mask"
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest/wire"
 )
@@ -110,7 +111,7 @@ func curlCommand(req *http.Request) string {
 	b.WriteString("curl -v -X" + shellQuote(req.Method))
 	for _, n := range sortedNames(req.Header) {
 		for _, v := range req.Header[n] {
-			b.WriteString(" -H " + shellQuote(n+": "+trace.MaskHeader(n, v)))
+			b.WriteString(" -H " + shellQuote(n+": "+mask.Header(n, v)))
 		}
 	}
 	b.WriteString(" " + shellQuote(req.URL.Redacted()))
@@ -131,7 +132,7 @@ func formatHeaders(h http.Header) string {
 	var b strings.Builder
 	for _, n := range sortedNames(h) {
 		for _, v := range h[n] {
-			b.WriteString("\n    " + n + ": " + trace.MaskHeader(n, v))
+			b.WriteString("\n    " + n + ": " + mask.Header(n, v))
 		}
 	}
 	return b.String()
