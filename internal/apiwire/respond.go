@@ -64,6 +64,16 @@ func Respond(w http.ResponseWriter, r *http.Request) (*Writer, wire.Format) {
 	return p, m.Format
 }
 
+// WithClock makes now the clock a Table's AGE and RESTARTS are told by,
+// the wall clock unless told: a test judging Tables against the
+// apiserver's tells them by the apiserver's clock. It returns p.
+func (p *Writer) WithClock(now func() time.Time) *Writer {
+	if p.table != nil {
+		p.table.now = now
+	}
+	return p
+}
+
 // tableAsked is a Table request for pods: the meta.k8s.io version, the
 // includeObject parameter as given, and the clock AGE is told by.
 type tableAsked struct {

@@ -54,10 +54,7 @@ func serveTable(t *testing.T, target string, handler func(w http.ResponseWriter)
 	if f != wire.JSON {
 		t.Fatalf("a Table client is answered in %v, want JSON", f)
 	}
-	if w.table != nil {
-		w.table.now = atNoon
-	}
-	handler(w)
+	handler(w.WithClock(atNoon))
 	return rec
 }
 
