@@ -9,5 +9,7 @@
 //
 // Servers write JSON; Respond negotiates the form each client gets from its
 // Accept header and converts, so that a protobuf client (the kubelet) is
-// answered in protobuf (envelopes and watch frames) by every server alike.
+// answered in protobuf (envelopes and watch frames), and kubectl, which
+// asks for a meta.k8s.io Table of the pods, gets the Tables the apiserver
+// prints for them (package table), by every server alike.
 package apiwire

@@ -5,37 +5,65 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/podwatch/podwatch/internal/table"
 	"github.com/podwatch/podwatch/rest/wire"
 )
 
+// Media is what a client is answered in: a wire form, and for a request
+// for a Table of the objects (kubectl's), the meta.k8s.io version of the
+// Table asked for.
+type Media struct {
+	Format wire.Format
+	// Table is table.V1 or table.V1beta1 when the chosen media range asks
+	// for a Table, "" when it asks for the objects themselves.
+	Table string
+}
+
 // Negotiate picks the form an Accept header prefers among those the servers
+// write; see NegotiateMedia. It is the wire form only: a Table comes in
+// JSON.
+func Negotiate(accept string) (wire.Format, bool) {
+	m, ok := NegotiateMedia(accept)
+	return m.Format, ok
+}
+
+// NegotiateMedia picks what an Accept header prefers among what the servers
 // write, as the apiserver does: media ranges by quality (q), in their order
-// at equal quality; no header, */* and application/* are JSON; a range asking
-// for another kind of object (as=Table) is passed over, as are parameters
-// other than the watch stream's. ok is false when the header admits no form
-// (a 406, which keeps its JSON body).
+// at equal quality; no header, */* and application/* are JSON. A range may
+// ask for the objects as a Table (as=Table;g=meta.k8s.io;v=v1 or v1beta1),
+// which is answered in JSON, for application/json and */* (the apiserver
+// refuses a Table in protobuf or CBOR, and for application/*); a range
+// asking for another kind of object, or with parameters other than the
+// watch stream's and the charset, is passed over. ok is false when the
+// header admits nothing (a 406, which keeps its JSON body).
 //
 // The kubelet sends "application/vnd.kubernetes.protobuf,application/json"
-// and so gets protobuf; kubectl's Table request falls back to plain JSON.
-func Negotiate(accept string) (wire.Format, bool) {
+// and so gets protobuf; kubectl's get sends "application/json;as=Table;
+// v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,
+// application/json" and gets a v1 Table.
+func NegotiateMedia(accept string) (Media, bool) {
 	if strings.TrimSpace(accept) == "" {
-		return wire.JSON, true
+		return Media{Format: wire.JSON}, true
 	}
 	type choice struct {
-		f wire.Format
+		m Media
 		q float64
 	}
 	var best []choice
 	for _, part := range strings.Split(accept, ",") {
 		media, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		f, ok := formatOf(strings.ToLower(strings.TrimSpace(media)))
-		q, plain := readParams(params)
-		if ok && plain && q > 0 {
-			best = append(best, choice{f, q})
+		media = strings.ToLower(strings.TrimSpace(media))
+		f, ok := formatOf(media)
+		p := readParams(params)
+		if p.table != "" && media != wire.ContentTypeJSON && media != "*/*" {
+			ok = false
+		}
+		if ok && p.plain && p.q > 0 {
+			best = append(best, choice{Media{Format: f, Table: p.table}, p.q})
 		}
 	}
 	if len(best) == 0 {
-		return wire.JSON, false
+		return Media{Format: wire.JSON}, false
 	}
 	slices.SortStableFunc(best, func(a, b choice) int {
 		switch {
@@ -46,7 +74,7 @@ func Negotiate(accept string) (wire.Format, bool) {
 		}
 		return 0
 	})
-	return best[0].f, true
+	return best[0].m, true
 }
 
 // formatOf is the form a media range names. application/cbor-seq is not
@@ -61,32 +89,58 @@ func formatOf(media string) (wire.Format, bool) {
 	return wire.ParseContentType(media)
 }
 
-// readParams reads a media range's parameters: its quality (1 when unset),
-// and plain, false when a parameter asks for something else than the object
-// itself (as=Table, g=..., v=...). stream=watch and charset are plain.
-func readParams(params string) (q float64, plain bool) {
-	q, plain = 1, true
-	for _, p := range strings.Split(params, ";") {
-		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+// rangeParams are what a media range's parameters ask.
+type rangeParams struct {
+	q     float64 // its quality: 1 when unset
+	table string  // the Table version as=Table asks for, "" for the objects themselves
+	// plain is false when a parameter asks for something podwatch's
+	// servers do not write: another kind of object than a Table, a group
+	// or version without as=Table, or a parameter they do not know.
+	plain bool
+}
+
+// readParams reads a media range's parameters. stream=watch and charset
+// change nothing; as, g and v together ask for a Table (their values are
+// matched exactly, as the apiserver matches them).
+func readParams(params string) rangeParams {
+	p := rangeParams{q: 1, plain: true}
+	var as, g, v string
+	converts := false
+	for _, param := range strings.Split(params, ";") {
+		k, val, _ := strings.Cut(strings.TrimSpace(param), "=")
+		val = strings.TrimSpace(val)
 		switch strings.ToLower(strings.TrimSpace(k)) {
 		case "":
 		case "q":
-			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			x, err := strconv.ParseFloat(val, 64)
 			if err != nil {
 				x = 0
 			}
-			q = x
+			p.q = x
 		case "stream", "charset":
+		case "as":
+			as, converts = val, true
+		case "g":
+			g, converts = val, true
+		case "v":
+			v, converts = val, true
 		default:
-			plain = false
+			p.plain = false
 		}
 	}
-	return q, plain
+	if converts {
+		if as == "Table" && g == "meta.k8s.io" && (v == table.V1 || v == table.V1beta1) {
+			p.table = v
+		} else {
+			p.plain = false
+		}
+	}
+	return p
 }
 
 // Accepts reports whether an Accept header admits a form the servers write.
 func Accepts(accept string) bool {
-	_, ok := Negotiate(accept)
+	_, ok := NegotiateMedia(accept)
 	return ok
 }
 

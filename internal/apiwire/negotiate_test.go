@@ -27,8 +27,9 @@ func TestNegotiate(t *testing.T) {
 		"application/json;q=0.5,application/vnd.kubernetes.protobuf":                                                      wire.Protobuf,
 		"application/vnd.kubernetes.protobuf;q=0,application/json":                                                        wire.JSON,
 		"application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json": wire.JSON,
-		"application/json;as=Table;v=v1;g=meta.k8s.io":                                                                    no,
+		"application/json;as=Table;v=v1;g=meta.k8s.io":                                                                    wire.JSON,
 		"application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io":                                                 no,
+		"application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io":                                                    no,
 		"text/html": no,
 	} {
 		got, ok := Negotiate(accept)

@@ -1,9 +1,12 @@
 package apiwire
 
 import (
+	"errors"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/podwatch/podwatch/internal/table"
 	"github.com/podwatch/podwatch/rest/protowire"
 	"github.com/podwatch/podwatch/rest/wire"
 )
@@ -34,16 +37,54 @@ import (
 // other answer one self-described item. A document a broken-off
 // body leaves unfinished is never written, as the client never had it.
 //
+// A client that asks for a Table of pods (kubectl's get, NegotiateMedia)
+// gets, for a 200 to a list or watch of pods, what the apiserver sends it,
+// made by package table from the pods the server wrote, at the moment each
+// document is written: a list becomes one meta.k8s.io Table, a row a pod;
+// a watch becomes the same events, each object a Table of one row, the
+// column definitions on the first only. Status answers and ERROR events
+// stay as they are, as the apiserver leaves them. An includeObject the
+// apiserver refuses gets its 400 in place of the server's answer, whose
+// writes then fail with ErrRefused, so that the server stops as it does
+// for a client gone away.
+//
 // Each document is written as soon as its last byte arrives, and flushed
 // when the server flushes, so a replay's timing is kept event by event.
 func Respond(w http.ResponseWriter, r *http.Request) (*Writer, wire.Format) {
-	f, ok := Negotiate(r.Header.Get("Accept"))
+	m, ok := NegotiateMedia(r.Header.Get("Accept"))
 	if !ok {
-		f = wire.JSON // the server answers the 406, in JSON
+		m = Media{Format: wire.JSON} // the server answers the 406, in JSON
 	}
-	_, watchPath, _ := RoutePods(r.URL.Path)
-	return &Writer{w: w, want: f, api: isAPIPath(r.URL.Path), watch: watchPath || isTrue(r.URL.Query(), "watch")}, f
+	_, watchPath, pods := RoutePods(r.URL.Path)
+	q := r.URL.Query()
+	p := &Writer{w: w, want: m.Format, api: isAPIPath(r.URL.Path), watch: watchPath || isTrue(q, "watch")}
+	if pods && m.Table != "" {
+		p.table = &tableAsked{version: m.Table, include: q.Get("includeObject"), now: time.Now}
+	}
+	return p, m.Format
 }
+
+// WithClock makes now the clock a Table's AGE and RESTARTS are told by,
+// the wall clock unless told: a test judging Tables against the
+// apiserver's tells them by the apiserver's clock. It returns p.
+func (p *Writer) WithClock(now func() time.Time) *Writer {
+	if p.table != nil {
+		p.table.now = now
+	}
+	return p
+}
+
+// tableAsked is a Table request for pods: the meta.k8s.io version, the
+// includeObject parameter as given, and the clock AGE is told by.
+type tableAsked struct {
+	version string
+	include string
+	now     func() time.Time
+}
+
+// ErrRefused is what writes to a Writer return once it has answered the
+// request with a Status in place of the server's answer.
+var ErrRefused = errors.New("apiwire: the request was answered with a Status in place of the server's answer")
 
 // isAPIPath reports a path the apiserver serves API objects under, which it
 // negotiates; others (/version, /healthz) are JSON or text whatever the
@@ -62,9 +103,11 @@ type Writer struct {
 	want    wire.Format
 	api     bool
 	watch   bool
-	started bool      // WriteHeader has passed on
-	conv    converter // nil: the body passes through
-	raw     bool      // conversion gave up: the rest passes through
+	table   *tableAsked // nil unless the client asked for a Table of pods
+	started bool        // WriteHeader has passed on
+	refused bool        // a Status went out in place of the answer: writes fail
+	conv    converter   // nil: the body passes through
+	raw     bool        // conversion gave up: the rest passes through
 	pending []byte
 }
 
@@ -90,9 +133,14 @@ func (p *Writer) WriteHeader(code int) {
 	}
 	p.started = true
 	h := p.w.Header()
-	if p.api {
+	if p.api && h.Get("Content-Type") == wire.ContentTypeJSON {
 		stream := p.watch && code == http.StatusOK
-		if h.Get("Content-Type") == wire.ContentTypeJSON && p.want != wire.JSON {
+		switch {
+		case p.table != nil && code == http.StatusOK:
+			if !p.startTable(stream) {
+				return
+			}
+		case p.want != wire.JSON:
 			p.conv = newConverter(p.want, stream)
 			ct := p.want.ContentType()
 			if stream {
@@ -105,9 +153,26 @@ func (p *Writer) WriteHeader(code int) {
 	p.w.WriteHeader(code)
 }
 
+// startTable sets the body's conversion to Tables, or answers the 400 the
+// apiserver gives an includeObject it does not know and reports false.
+func (p *Writer) startTable(stream bool) bool {
+	p.w.Header().Del("Content-Length") // the server's length is its body's
+	include, err := table.ParseInclude(p.table.include)
+	if err != nil {
+		p.refused = true
+		BadRequest("Unable to convert to Table as requested: " + err.Error()).Write(p.w)
+		return false
+	}
+	p.conv = newTableConverter(table.Options{Version: p.table.version, Include: include}, stream, p.table.now)
+	return true
+}
+
 func (p *Writer) Write(b []byte) (int, error) {
 	if !p.started {
 		p.WriteHeader(http.StatusOK)
+	}
+	if p.refused {
+		return 0, ErrRefused
 	}
 	if p.conv == nil || p.raw {
 		return p.w.Write(b)

@@ -1,9 +1,11 @@
 package compat
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,8 +128,9 @@ func splitVersion(t *testing.T, v string) (key string, rv int64) {
 	return v[:i], rv
 }
 
-// kubectlRun is what one kubectl run printed: each pod as "ns/name@rv", in
-// order; its stderr; and whether it exited on its own, with what error.
+// kubectlRun is what one kubectl run printed, in order (each pod as
+// "ns/name@rv" from JSON output, each line from text output); its stderr;
+// and whether it exited on its own, with what error.
 type kubectlRun struct {
 	printed []string
 	stderr  string
@@ -136,8 +139,60 @@ type kubectlRun struct {
 }
 
 // runKubectlUntil runs kubectl with a home and kubeconfig of its own until
-// done holds for what it printed, it exits, or bound passes.
+// done holds for what it printed, it exits, or bound passes; what it prints
+// is JSON (-o json), read as "ns/name@rv" for each pod.
 func runKubectlUntil(t *testing.T, kubectl string, args []string, bound time.Duration, done func([]string) bool) kubectlRun {
+	t.Helper()
+	return runKubectlReading(t, kubectl, args, bound, done, readPodVersions)
+}
+
+// runKubectlLines is runKubectlUntil for kubectl's own text output: what it
+// printed is its lines.
+func runKubectlLines(t *testing.T, kubectl string, args []string, bound time.Duration, done func([]string) bool) kubectlRun {
+	t.Helper()
+	return runKubectlReading(t, kubectl, args, bound, done, readLines)
+}
+
+// A printReader reads kubectl's output: each call to the function it
+// returns gives what the next piece of the output printed, and false once
+// the output ends.
+type printReader func(out io.Reader) func() ([]string, bool)
+
+// readPodVersions reads JSON output: each object a pod, or a list of them.
+func readPodVersions(out io.Reader) func() ([]string, bool) {
+	dec := json.NewDecoder(out)
+	return func() ([]string, bool) {
+		var obj struct {
+			Kind     string       `json:"kind"`
+			Metadata wireMeta     `json:"metadata"`
+			Items    []wireObject `json:"items"`
+		}
+		if err := dec.Decode(&obj); err != nil {
+			return nil, false // kubectl ended, or was stopped at the bound
+		}
+		if !strings.HasSuffix(obj.Kind, "List") {
+			return []string{fmt.Sprintf("%s/%s@%s", obj.Metadata.Namespace, obj.Metadata.Name, obj.Metadata.ResourceVersion)}, true
+		}
+		var printed []string
+		for _, it := range obj.Items {
+			printed = append(printed, fmt.Sprintf("%s/%s@%s", it.Metadata.Namespace, it.Metadata.Name, it.Metadata.ResourceVersion))
+		}
+		return printed, true
+	}
+}
+
+// readLines reads text output a line at a time.
+func readLines(out io.Reader) func() ([]string, bool) {
+	sc := bufio.NewScanner(out)
+	return func() ([]string, bool) {
+		if !sc.Scan() {
+			return nil, false
+		}
+		return []string{sc.Text()}, true
+	}
+}
+
+func runKubectlReading(t *testing.T, kubectl string, args []string, bound time.Duration, done func([]string) bool, read printReader) kubectlRun {
 	t.Helper()
 	home := t.TempDir()
 	kubeconfig := filepath.Join(home, "config")
@@ -160,26 +215,16 @@ func runKubectlUntil(t *testing.T, kubectl string, args []string, bound time.Dur
 	}
 	var printed []string
 	satisfied := false
-	dec := json.NewDecoder(out)
+	next := read(out)
 	for {
 		if satisfied = done(printed); satisfied {
 			break
 		}
-		var obj struct {
-			Kind     string       `json:"kind"`
-			Metadata wireMeta     `json:"metadata"`
-			Items    []wireObject `json:"items"`
+		more, ok := next()
+		if !ok {
+			break
 		}
-		if err := dec.Decode(&obj); err != nil {
-			break // kubectl ended, or was stopped at the bound
-		}
-		if strings.HasSuffix(obj.Kind, "List") {
-			for _, it := range obj.Items {
-				printed = append(printed, fmt.Sprintf("%s/%s@%s", it.Metadata.Namespace, it.Metadata.Name, it.Metadata.ResourceVersion))
-			}
-			continue
-		}
-		printed = append(printed, fmt.Sprintf("%s/%s@%s", obj.Metadata.Namespace, obj.Metadata.Name, obj.Metadata.ResourceVersion))
+		printed = append(printed, more...)
 	}
 	timedOut := ctx.Err() != nil
 	if satisfied {
