@@ -10,6 +10,9 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/resthook"
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // TLSConfig says how to trust the server and how to prove who we are. For each
@@ -60,14 +63,11 @@ type Config struct {
 	// Transport replaces the transport NewClient builds, TLS settings included
 	// (tests use it).
 	Transport http.RoundTripper
-	// WrapTransport, when set, wraps the final transport (for tracing). What it
+	// WrapTransport, when set, wraps the final transport: a program's own
+	// credentials (an exec plugin's token, impersonation) or an observer of
+	// every request, as podwatch's trace is. What it
 	// wraps sees the Authorization header: it must not print it.
 	WrapTransport func(http.RoundTripper) http.RoundTripper
-	// ConfigureTransport, when set, is called once with the transport NewClient
-	// builds (never with Transport), before WrapTransport wraps it: a hook to
-	// change how connections are made, such as the trace's tap of HTTP/2
-	// frames above TLS. Its error fails NewClient. It must not weaken TLS.
-	ConfigureTransport func(*http.Transport) error
 	// Proxy picks a proxy per request; nil means HTTPS_PROXY/NO_PROXY from the
 	// environment as NewClient finds it (see ProxyFromEnvironment).
 	Proxy func(*http.Request) (*url.URL, error)
@@ -98,14 +98,11 @@ type Config struct {
 	// a server that accepts the connection and then says nothing is dead).
 	// Zero means 60s; negative means no bound.
 	ResponseHeaderTimeout time.Duration
-	// Clock times the client's own waits and guards: the wait before a retry
-	// (Retry-After), Timeout and the wait for headers under it; nil is the
-	// wall clock. A replay passes the clock its server runs on, so that the
-	// client's waits keep the recording's pace (see Clock). What the
-	// transport times itself (ResponseHeaderTimeout, the HTTP/2 pings,
-	// dialing) stays on the wall clock: it guards the connection on this
-	// machine, and a healthy run never waits on it.
-	Clock Clock
+
+	// hooks are podwatch's own tools' (package internal/resthook): a
+	// replay's clock, the trace's tap. The client's waits and guards run on
+	// the wall clock unless a hook says otherwise.
+	hooks resthook.Hooks
 }
 
 const defaultMaxRetries = 5
@@ -119,7 +116,7 @@ type Client struct {
 	timeout     time.Duration
 	maxRetries  int
 	contentType string
-	clock       Clock
+	clock       timing.Clock // hooks.Clock, or the wall clock
 	// sleep waits d or until ctx ends; tests replace it to keep retries fast.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -141,8 +138,8 @@ func NewClient(cfg Config) (*Client, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cfg.ConfigureTransport != nil {
-			if err := cfg.ConfigureTransport(t); err != nil {
+		if configure := cfg.hooks.ConfigureTransport; configure != nil {
+			if err := configure(t); err != nil {
 				return nil, fmt.Errorf("rest: configure transport: %w", err)
 			}
 		}
@@ -160,7 +157,7 @@ func NewClient(cfg Config) (*Client, error) {
 		timeout:     cfg.Timeout,
 		maxRetries:  cfg.MaxRetries,
 		contentType: contentType,
-		clock:       clockOrWall(cfg.Clock),
+		clock:       timing.OrWall(cfg.hooks.Clock),
 	}
 	c.sleep = func(ctx context.Context, d time.Duration) error { return sleepOn(ctx, c.clock, d) }
 	if c.userAgent == "" {
@@ -174,10 +171,6 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	return c, nil
 }
-
-// Clock is the clock the client times its waits and guards on
-// (Config.Clock), for what is built on it (cache.ListWatch's watchdog).
-func (c *Client) Clock() Clock { return c.clock }
 
 // Host returns a copy of the server's base URL.
 func (c *Client) Host() *url.URL {

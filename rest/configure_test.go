@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/resthook"
 )
 
 // TestConfigureTransport checks the hook: it gets the transport NewClient
@@ -19,16 +21,16 @@ func TestConfigureTransport(t *testing.T) {
 
 	var dials atomic.Int32
 	var serverName string
-	cfg := Config{Host: srv.URL, TLS: TLSConfig{ServerName: "apiserver.example"},
-		ConfigureTransport: func(tr *http.Transport) error {
-			serverName = tr.TLSClientConfig.ServerName
-			dial := tr.DialContext
-			tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-				dials.Add(1)
-				return dial(ctx, network, addr)
-			}
-			return nil
-		}}
+	cfg := Config{Host: srv.URL, TLS: TLSConfig{ServerName: "apiserver.example"}}
+	resthook.On(&cfg).ConfigureTransport = func(tr *http.Transport) error {
+		serverName = tr.TLSClientConfig.ServerName
+		dial := tr.DialContext
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			return dial(ctx, network, addr)
+		}
+		return nil
+	}
 	b, err := mustClient(t, cfg).Get().Resource("pods").Do(context.Background())
 	if err != nil {
 		t.Fatalf("Do: %v", err)
@@ -44,14 +46,17 @@ func TestConfigureTransport(t *testing.T) {
 	}
 
 	boom := errors.New("boom")
-	_, err = NewClient(Config{Host: srv.URL, ConfigureTransport: func(*http.Transport) error { return boom }})
+	failing := Config{Host: srv.URL}
+	resthook.On(&failing).ConfigureTransport = func(*http.Transport) error { return boom }
+	_, err = NewClient(failing)
 	if !errors.Is(err, boom) {
 		t.Fatalf("NewClient with a failing hook: got %v, want it to wrap %v", err, boom)
 	}
 
 	called := false
-	_, err = NewClient(Config{Host: srv.URL, Transport: http.DefaultTransport,
-		ConfigureTransport: func(*http.Transport) error { called = true; return nil }})
+	own := Config{Host: srv.URL, Transport: http.DefaultTransport}
+	resthook.On(&own).ConfigureTransport = func(*http.Transport) error { called = true; return nil }
+	_, err = NewClient(own)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}

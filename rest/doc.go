@@ -12,7 +12,7 @@
 // with DecodeListContentWith and a meta.ProtobufDecodeFunc, decoded from its
 // protobuf message.
 //
-// Config.Clock (a Clock; WallClock by default) times the client's waits and
-// guards; cache's reflector and watchdog run on the same one, so a replay
-// can run a whole client on its own time.
+// A client times its waits and guards on the wall clock. podwatch's replay
+// runs one, and cache's reflector and watchdog with it, on the replay's own
+// time, through a hook of podwatch's own that programs have no need of.
 package rest

@@ -53,7 +53,7 @@ func (e Env) replayWatch(ctx context.Context, c *command, f *watchFlags) error {
 		return err
 	}
 	defer fs.close()
-	cfg := rest.Config{Host: fs.url(), UserAgent: userAgent(), TLS: rest.TLSConfig{CAData: fs.caPEM}, Clock: clock}
+	cfg := rest.Config{Host: fs.url(), UserAgent: userAgent(), TLS: rest.TLSConfig{CAData: fs.caPEM}}
 	return e.runSession(ctx, f, p, cfg, sessionExtras{monitor: mon, played: srv.Done(), misses: srv.Misses,
 		ledger: recordingLedger{srv}, clock: clock})
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/term"
+	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/internal/trace"
-	"github.com/podwatch/podwatch/rest"
 )
 
 // traceFlags are the flags of the protocol trace (internal/trace).
@@ -37,7 +37,7 @@ type traceFlags struct {
 	clock func() time.Time
 	// stallClock times the stall check (trace.Options.StallClock): a
 	// replay's own clock; nil is a ticker on the wall clock.
-	stallClock rest.TimerClock
+	stallClock timing.TimerClock
 	// diff is --diff (trace.Options.Diff; watch's -o json too).
 	diff diffFlag
 }

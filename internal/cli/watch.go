@@ -7,6 +7,8 @@ import (
 
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/podconfig/source"
+	"github.com/podwatch/podwatch/internal/resthook"
+	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
@@ -52,9 +54,9 @@ type sessionExtras struct {
 	misses  func() []string
 	// ledger tells the trace's gap audit what a replay's recording knows.
 	ledger trace.Ledger
-	// clock is the replay's (nil: the wall clock): the reflector's waits
-	// and the trace's timestamps run on it, as the client's (cfg.Clock).
-	clock rest.Clock
+	// clock is the replay's (nil: the wall clock): the client's waits and
+	// guards, the reflector's and the trace's timestamps run on it.
+	clock timing.Clock
 }
 
 // runSession builds the client and the session for p and runs it.
@@ -62,10 +64,11 @@ func (e Env) runSession(ctx context.Context, f *watchFlags, p watchPlan, cfg res
 	cfg.ContentType = f.restContentType()
 	log := newLogger(e.Stderr, f.verbosity)
 	if x.clock != nil {
+		resthook.On(&cfg).Clock = x.clock
 		f.trace.clock = x.clock.Now // the trace's timestamps: the replay's time
 		// Its stall check too, so that at speed 0 a silence is judged when
 		// the replay's time passes, not the wall clock's.
-		f.trace.stallClock, _ = x.clock.(rest.TimerClock)
+		f.trace.stallClock, _ = x.clock.(timing.TimerClock)
 	}
 	tr, closeTrace, err := f.trace.openTrace(e, log)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/podwatch/podwatch/internal/resthook"
 	"github.com/podwatch/podwatch/rest"
 )
 
@@ -167,7 +168,7 @@ func (s *proxiedServer) get(t *testing.T, cc *ClientConfig) {
 	if err != nil {
 		t.Fatalf("RESTConfig: %v", err)
 	}
-	cfg.ConfigureTransport = s.dialLoopback
+	resthook.On(&cfg).ConfigureTransport = s.dialLoopback
 	client, err := rest.NewClient(cfg)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/resthook"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/meta"
 )
@@ -27,7 +28,7 @@ func NewInstrument[T meta.Object](t *Tracer) Instrument[T] { return Instrument[T
 // whatever cfg.WrapTransport adds already (credentials, which it masks), so
 // that it sees requests as they are finally sent; layers added beneath that
 // afterwards (closer to the network) go beneath the trace too. Its HTTP/2 tap
-// goes beside any cfg.ConfigureTransport hook, after it. Call it once, before
+// goes beside any resthook.Hooks.ConfigureTransport hook, after it. Call it once, before
 // rest.NewClient.
 func (in Instrument[T]) Configure(cfg *rest.Config) {
 	t := in.t
@@ -42,8 +43,9 @@ func (in Instrument[T]) Configure(cfg *rest.Config) {
 		}
 		return rt
 	}
-	prev := cfg.ConfigureTransport
-	cfg.ConfigureTransport = func(tr *http.Transport) error {
+	hooks := resthook.On(cfg)
+	prev := hooks.ConfigureTransport
+	hooks.ConfigureTransport = func(tr *http.Transport) error {
 		if prev != nil {
 			if err := prev(tr); err != nil {
 				return err
