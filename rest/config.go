@@ -118,7 +118,8 @@ type Client struct {
 	contentType string
 	clock       timing.Clock // hooks.Clock, or the wall clock
 	// sleep waits d or until ctx ends; tests replace it to keep retries fast.
-	sleep func(ctx context.Context, d time.Duration) error
+	sleep     func(ctx context.Context, d time.Duration) error
+	closeIdle func()
 }
 
 // NewClient checks cfg and builds a Client. It fails on a malformed Host and on TLS
@@ -133,17 +134,12 @@ func NewClient(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	rt := cfg.Transport
+	var built *transport
 	if rt == nil {
-		t, err := newTransport(&cfg)
-		if err != nil {
+		if built, err = newTransport(&cfg); err != nil {
 			return nil, err
 		}
-		if configure := cfg.hooks.ConfigureTransport; configure != nil {
-			if err := configure(t); err != nil {
-				return nil, fmt.Errorf("rest: configure transport: %w", err)
-			}
-		}
-		rt = t
+		rt = built
 	}
 	if cfg.WrapTransport != nil {
 		rt = cfg.WrapTransport(rt)
@@ -160,6 +156,12 @@ func NewClient(cfg Config) (*Client, error) {
 		clock:       timing.OrWall(cfg.hooks.Clock),
 	}
 	c.sleep = func(ctx context.Context, d time.Duration) error { return sleepOn(ctx, c.clock, d) }
+	c.closeIdle = c.http.CloseIdleConnections
+	if built != nil {
+		// Straight to the transport built here: a WrapTransport layer need
+		// not pass the call on.
+		c.closeIdle = built.CloseIdleConnections
+	}
 	if c.userAgent == "" {
 		c.userAgent = fmt.Sprintf("podwatch/dev (%s/%s)", runtime.GOOS, runtime.GOARCH)
 	}
@@ -181,7 +183,7 @@ func (c *Client) Host() *url.URL {
 // CloseIdleConnections closes the connections no request is using, so the next
 // request opens a new one (and so presents a rotated client certificate). A
 // connection carrying a watch is not idle and stays open.
-func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+func (c *Client) CloseIdleConnections() { c.closeIdle() }
 
 // Get starts a GET request.
 func (c *Client) Get() *Request { return newRequest(c, http.MethodGet) }
@@ -225,7 +227,7 @@ const (
 	headerTimeout    = 60 * time.Second
 )
 
-func newTransport(cfg *Config) (*http.Transport, error) {
+func newTransport(cfg *Config) (*transport, error) {
 	tlsCfg, err := cfg.TLS.build()
 	if err != nil {
 		return nil, err
@@ -248,28 +250,27 @@ func newTransport(cfg *Config) (*http.Transport, error) {
 	case cfg.ResponseHeaderTimeout < 0:
 		respHeader = 0
 	}
-	t := &http.Transport{
+	dial := (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
+	if wrap := cfg.hooks.WrapDial; wrap != nil {
+		dial = wrap(dial)
+	}
+	t := &transport{h1: &http.Transport{
 		Proxy:                 proxy,
 		ResponseHeaderTimeout: respHeader,
 		DisableCompression:    cfg.DisableCompression,
-		DialContext:           (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           dial,
 		TLSClientConfig:       tlsCfg,
 		TLSHandshakeTimeout:   handshakeTimeout,
-		ForceAttemptHTTP2:     true, // a custom TLS config would otherwise turn HTTP/2 off
 		MaxIdleConns:          100,
 		IdleConnTimeout:       90 * time.Second,
 		ExpectContinueTimeout: time.Second,
-		HTTP2: &http.HTTP2Config{
-			// A watch on a half-dead connection would otherwise wait forever.
-			SendPingTimeout: readIdle,
-			PingTimeout:     pingTimeout,
-		},
-	}
+	}}
 	if cfg.DisableHTTP2 {
 		// Only HTTP/1.1 is offered in ALPN; the server then speaks it.
-		t.ForceAttemptHTTP2 = false
-		t.Protocols = new(http.Protocols)
-		t.Protocols.SetHTTP1(true)
+		t.h1.Protocols = new(http.Protocols)
+		t.h1.Protocols.SetHTTP1(true)
+		return t, nil
 	}
+	t.h2 = newHTTP2Conns(t.h1, readIdle, pingTimeout, respHeader, cfg.hooks.WrapConn)
 	return t, nil
 }

@@ -18,15 +18,17 @@
 package resthook
 
 import (
+	"context"
+	"net"
 	"net/http"
 
 	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // Hooks are what a tool attaches to a rest.Config before rest.NewClient.
-// The zero Hooks change nothing. A hook on a Config given its own
-// Transport applies only where it can: Clock does, the others are about
-// the connections NewClient's transport makes.
+// The zero Hooks change nothing. On a Config given its own Transport only
+// Clock applies: the others are about the connections NewClient's own
+// transport makes.
 type Hooks struct {
 	// Clock times the client's own waits and guards: the wait before a
 	// retry (Retry-After), Config.Timeout and the wait for headers under it;
@@ -38,12 +40,22 @@ type Hooks struct {
 	// healthy run never waits on it.
 	Clock timing.Clock
 
-	// ConfigureTransport, when set, is called once with the net/http
-	// transport NewClient builds, before any request: a hook to change how
-	// connections are made. Its error fails NewClient. It must not weaken
-	// TLS.
-	ConfigureTransport func(*http.Transport) error
+	// WrapConn, when set, stands between each connection the server
+	// chose HTTP/2 on and the HTTP/2 client, after TLS: it returns the
+	// connection HTTP/2 then reads and writes, which must pass every byte
+	// through unchanged (the trace's tap tees them into a frame reader).
+	// c has the ConnectionState method of a *tls.Conn; what it returns
+	// should have it too, for the response's TLS state. authority is the
+	// server's host:port.
+	WrapConn func(authority string, c net.Conn) net.Conn
+
+	// WrapDial, when set, wraps the dialer of every TCP connection (to the
+	// server or its proxy): tests send a name to loopback with it.
+	WrapDial func(DialFunc) DialFunc
 }
+
+// DialFunc is the shape of a dialer, net.Dialer's DialContext.
+type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // Impl is rest's side of this package's functions, each given rest's own
 // type as any.
