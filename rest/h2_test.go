@@ -178,8 +178,9 @@ func h2Config(pki *testPKI, s *h2Server, readIdle, pingTimeout time.Duration) Co
 }
 
 // openWatch starts a watch and reads its first event, so that what the
-// test sees next is the connection's silence.
-func openWatch(t *testing.T, c *Client) (io.ReadCloser, <-chan error) {
+// test sees next is the connection's silence. The rest of the body is read
+// on a goroutine, which tells how it ended and stops when the test does.
+func openWatch(t *testing.T, c *Client) <-chan error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
@@ -187,7 +188,13 @@ func openWatch(t *testing.T, c *Client) (io.ReadCloser, <-chan error) {
 	if err != nil {
 		t.Fatalf("Stream of a watch: %v", err)
 	}
-	t.Cleanup(func() { resp.Body.Close() })
+	var done chan struct{} // closed when the reading goroutine ends
+	t.Cleanup(func() {
+		resp.Body.Close()
+		if done != nil {
+			<-done
+		}
+	})
 	if resp.ProtoMajor != 2 {
 		t.Fatalf("the watch went over %s, want HTTP/2", resp.Proto)
 	}
@@ -196,14 +203,16 @@ func openWatch(t *testing.T, c *Client) (io.ReadCloser, <-chan error) {
 		t.Fatalf("first event %q, %v; want the server's bookmark", line, err)
 	}
 	ended := make(chan error, 1)
+	done = make(chan struct{})
 	go func() {
+		defer close(done)
 		_, err := io.Copy(io.Discard, resp.Body)
 		if err == nil {
 			err = io.EOF // the server never ends the stream: any end is a failure
 		}
 		ended <- err
 	}()
-	return resp.Body, ended
+	return ended
 }
 
 // TestHTTP2PingEndsSilentWatch: an idle HTTP/2 connection is pinged after
@@ -218,7 +227,7 @@ func TestHTTP2PingEndsSilentWatch(t *testing.T) {
 	srv := startH2Server(t, pki, &h2Server{answerPings: false})
 	c := mustClient(t, h2Config(pki, srv, readIdle, pingTimeout))
 	start := time.Now()
-	_, ended := openWatch(t, c)
+	ended := openWatch(t, c)
 	select {
 	case err := <-ended:
 		took := time.Since(start)
@@ -245,7 +254,7 @@ func TestHTTP2PingsKeepQuietWatch(t *testing.T) {
 	pki := newTestPKI(t)
 	srv := startH2Server(t, pki, &h2Server{answerPings: true})
 	c := mustClient(t, h2Config(pki, srv, readIdle, pingTimeout))
-	_, ended := openWatch(t, c)
+	ended := openWatch(t, c)
 	deadline := time.After(30 * time.Second)
 	for srv.pings.Load() < 3 {
 		select {
