@@ -64,9 +64,9 @@ type Config struct {
 	// (tests use it).
 	Transport http.RoundTripper
 	// WrapTransport, when set, wraps the final transport: a program's own
-	// credentials (an exec plugin's token, impersonation) or an observer of
-	// every request, as podwatch's trace is. What it
-	// wraps sees the Authorization header: it must not print it.
+	// credentials (an exec plugin's token, impersonation), or an observer of
+	// every request as podwatch's trace is. What it wraps sees the
+	// Authorization header: it must not print it.
 	WrapTransport func(http.RoundTripper) http.RoundTripper
 	// Proxy picks a proxy per request; nil means HTTPS_PROXY/NO_PROXY from the
 	// environment as NewClient finds it (see ProxyFromEnvironment).

@@ -3,6 +3,7 @@ package rest
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -540,4 +541,49 @@ func startConnectProxy(t *testing.T) *connectProxy {
 		}
 	})
 	return p
+}
+
+// TestDisableCompressionOnBothProtocols: the client asks for gzip (and
+// reads it transparently) over HTTP/2 and HTTP/1.1 alike, and asks for
+// nothing with DisableCompression.
+func TestDisableCompressionOnBothProtocols(t *testing.T) {
+	pki := newTestPKI(t)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		answer := r.Proto + " asked " + r.Header.Get("Accept-Encoding")
+		if r.Header.Get("Accept-Encoding") == "gzip" {
+			w.Header().Set("Content-Encoding", "gzip")
+			gz := gzip.NewWriter(w)
+			io.WriteString(gz, answer)
+			gz.Close()
+			return
+		}
+		io.WriteString(w, answer)
+	}))
+	srv.EnableHTTP2 = true
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{pki.serverCert}}
+	srv.StartTLS()
+	defer srv.Close()
+	for _, tc := range []struct {
+		name         string
+		disableHTTP2 bool
+		disableGzip  bool
+		want         string
+	}{
+		{"HTTP/2", false, false, "HTTP/2.0 asked gzip"},
+		{"HTTP/2 without compression", false, true, "HTTP/2.0 asked "},
+		{"HTTP/1.1", true, false, "HTTP/1.1 asked gzip"},
+		{"HTTP/1.1 without compression", true, true, "HTTP/1.1 asked "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := mustClient(t, Config{Host: srv.URL, TLS: TLSConfig{CAData: pki.caPEM}, DisableHTTP2: tc.disableHTTP2, DisableCompression: tc.disableGzip})
+			defer c.CloseIdleConnections()
+			b, err := c.Get().Resource("pods").Do(context.Background())
+			if err != nil {
+				t.Fatalf("Do: %v", err)
+			}
+			if string(b) != tc.want {
+				t.Fatalf("answer %q, want %q", b, tc.want)
+			}
+		})
+	}
 }
