@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/podwatch/podwatch/internal/replayclock"
+	"github.com/podwatch/podwatch/internal/resthook"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
@@ -24,8 +25,8 @@ var clockStart = time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 func TestReflectorBacksOffOnItsClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clock := replayclock.NewVirtual(clockStart, nil)
-		lw := &fakeLW{lists: []listAnswer{{err: rest.NewStatusError("GET l", 500, nil, nil)}, {items: []*api.Pod{pod("a", "2")}, rv: "2"}}}
-		_, pushes, steps := runReflector(t, lw, ReflectorOptions{Clock: clock}, time.Second)
+		lw := &fakeLW{clock: clock, lists: []listAnswer{{err: rest.NewStatusError("GET l", 500, nil, nil)}, {items: []*api.Pod{pod("a", "2")}, rv: "2"}}}
+		_, pushes, steps := runReflector(t, lw, ReflectorOptions{}, time.Second)
 		if diff := cmp.Diff([]push{{[]string{"a@2"}, "2"}}, pushes); diff != "" {
 			t.Fatalf("pushes (-want +got):\n%s", diff)
 		}
@@ -52,8 +53,8 @@ func TestWatchListDeadlineIsAGuard(t *testing.T) {
 	initial := []watch.Event[*api.Pod]{ev(watch.Added, "a", "2"), bookmark("3", true)}
 	t.Run("not passed", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			lw := &fakeLW{watches: []watchAnswer{{hold: true, events: initial}}}
-			opts := ReflectorOptions{WatchList: true, Clock: replayclock.NewVirtual(clockStart, nil)}
+			lw := &fakeLW{clock: replayclock.NewVirtual(clockStart, nil), watches: []watchAnswer{{hold: true, events: initial}}}
+			opts := ReflectorOptions{WatchList: true}
 			_, pushes, _ := runReflector(t, lw, opts, time.Second)
 			if diff := cmp.Diff([]push{{[]string{"a@2"}, "3"}}, pushes); diff != "" {
 				t.Fatalf("pushes (-want +got):\n%s", diff)
@@ -68,13 +69,14 @@ func TestWatchListDeadlineIsAGuard(t *testing.T) {
 			clock := replayclock.NewVirtual(clockStart, nil)
 			// The initial events never end with their bookmark.
 			lw := &fakeLW{
+				clock:   clock,
 				lists:   []listAnswer{{items: []*api.Pod{pod("a", "2")}, rv: "4"}},
 				watches: []watchAnswer{{hold: true, events: initial[:1]}},
 			}
 			var log pushLog
 			var steps []Step
 			store := NewUndeltaStore(log.fn, MetaNamespaceKey[*api.Pod])
-			r := NewReflector[*api.Pod](lw, store, ReflectorOptions{WatchList: true, Clock: clock,
+			r := NewReflector[*api.Pod](lw, store, ReflectorOptions{WatchList: true,
 				Observe: func(s Step) { steps = append(steps, s) }, Rand: func() float64 { return 0.5 }})
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
@@ -107,7 +109,7 @@ func TestWatchListDeadlineIsAGuard(t *testing.T) {
 }
 
 // TestWatchdogRunsOnTheClientsClock: a watch's watchdog is a guard on its
-// client's clock (rest.Config.Clock): a silent watch ends with a
+// client's clock (its resthook.Hooks.Clock): a silent watch ends with a
 // *StallError once that clock passes timeoutSeconds plus the grace, and not
 // before.
 func TestWatchdogRunsOnTheClientsClock(t *testing.T) {
@@ -119,7 +121,9 @@ func TestWatchdogRunsOnTheClientsClock(t *testing.T) {
 	}))
 	defer srv.Close()
 	clock := replayclock.NewVirtual(clockStart, nil)
-	c, err := rest.NewClient(rest.Config{Host: srv.URL, Clock: clock})
+	cfg := rest.Config{Host: srv.URL}
+	resthook.On(&cfg).Clock = clock
+	c, err := rest.NewClient(cfg)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/meta"
@@ -62,7 +63,12 @@ type fakeLW struct {
 	listReq  []ListOptions
 	watchReq []WatchOptions
 	open     sync.WaitGroup
+	// clock, when set, is the clock a reflector over f runs on, as a
+	// ListerWatcher of podwatch's own tells it (see clockOf).
+	clock timing.Clock
 }
+
+func (f *fakeLW) Clock() timing.Clock { return f.clock }
 
 func (f *fakeLW) List(ctx context.Context, opts ListOptions) (*rest.List[*api.Pod], error) {
 	f.mu.Lock()

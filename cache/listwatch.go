@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/resthook"
+	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/watch"
@@ -113,7 +115,7 @@ func (lw *ListWatch[T]) List(ctx context.Context, opts ListOptions) (*rest.List[
 	}
 	body := resp.Body
 	if stall := lw.listStall(); stall > 0 {
-		wd := newWatchdogBody(body, where, stall, lw.Client.Clock())
+		wd := newWatchdogBody(body, where, stall, resthook.ClockOf(lw.Client))
 		wd.list = true
 		body = wd
 	}
@@ -157,7 +159,7 @@ func (lw *ListWatch[T]) Watch(ctx context.Context, opts WatchOptions) (watch.Int
 	}
 	body := resp.Body
 	if grace := lw.stallGrace(); opts.TimeoutSeconds > 0 && grace >= 0 {
-		body = newWatchdogBody(body, where, time.Duration(opts.TimeoutSeconds)*time.Second+grace, lw.Client.Clock())
+		body = newWatchdogBody(body, where, time.Duration(opts.TimeoutSeconds)*time.Second+grace, resthook.ClockOf(lw.Client))
 	}
 	dopts := lw.Decoder
 	dopts.Format = lw.Client.Format()
@@ -189,17 +191,18 @@ func (lw *ListWatch[T]) stallGrace() time.Duration {
 	return lw.StallGrace
 }
 
-// Clock is the clock of lw's client (rest.Config.Clock): its watchdogs run
-// on it, and a Reflector over lw times its waits on it unless told another.
-func (lw *ListWatch[T]) Clock() rest.Clock { return lw.Client.Clock() }
-
-// clockOf is the clock a ListerWatcher runs on, when it says; else the wall
-// clock.
-func clockOf[T any](lw ListerWatcher[T]) rest.Clock {
-	if c, ok := lw.(interface{ Clock() rest.Clock }); ok {
-		if clock := c.Clock(); clock != nil {
-			return clock
-		}
+// clockOf is the clock a ListerWatcher runs on: a ListWatch's is its
+// client's (a replay's, when it runs the client on its own time); one of
+// podwatch's own that wraps another says which with a method Clock() of
+// package timing's type, which no other program can name; any other runs
+// on the wall clock.
+func clockOf[T any](lw ListerWatcher[T]) timing.Clock {
+	var c timing.Clock
+	switch lw := lw.(type) {
+	case *ListWatch[T]:
+		c = resthook.ClockOf(lw.Client)
+	case interface{ Clock() timing.Clock }:
+		c = lw.Clock()
 	}
-	return rest.WallClock
+	return timing.OrWall(c)
 }

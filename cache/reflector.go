@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/watch"
@@ -41,10 +42,6 @@ type ReflectorOptions struct {
 	// clients started together do not all reconnect together. Default 5m.
 	MinWatchTimeout time.Duration
 	Backoff         Backoff
-	// Clock drives waits; tests and replays inject one. Default: the
-	// ListerWatcher's client's clock when it has one (a ListWatch), else
-	// the wall clock.
-	Clock Clock
 	// Rand returns numbers in [0, 1) for jitter; default math/rand/v2.
 	Rand func() float64
 	// Observe, when set, is told of every step the reflector takes, on the
@@ -63,11 +60,6 @@ type ReflectorOptions struct {
 	// (an untrusted certificate, a missing file). Nil never gives up.
 	GiveUp func(error) bool
 }
-
-// Clock is the time source of a Reflector: rest's, the one the client's own
-// waits run on. The reflector's backoffs are waits (After); its deadline for
-// a watch list's closing bookmark is a guard (rest.AfterFunc).
-type Clock = rest.Clock
 
 // DefaultWatchListTimeout is the default ReflectorOptions.WatchListTimeout:
 // ample for a watch cache to stream tens of thousands of objects, short
@@ -104,6 +96,10 @@ type Reflector[T meta.Object] struct {
 	lw    ListerWatcher[T]
 	store Store[T]
 	opts  ReflectorOptions
+	// clock is lw's (see clockOf): the reflector's backoffs are waits on
+	// it (After), its deadline for a watch list's closing bookmark a guard
+	// (timing.AfterFunc).
+	clock timing.Clock
 
 	delays   backoffState
 	synced   bool // the store has been filled once
@@ -115,9 +111,6 @@ type Reflector[T meta.Object] struct {
 
 // NewReflector returns a reflector that fills store from lw.
 func NewReflector[T meta.Object](lw ListerWatcher[T], store Store[T], opts ReflectorOptions) *Reflector[T] {
-	if opts.Clock == nil {
-		opts.Clock = clockOf(lw)
-	}
 	if opts.Rand == nil {
 		opts.Rand = rand.Float64
 	}
@@ -131,7 +124,7 @@ func NewReflector[T meta.Object](lw ListerWatcher[T], store Store[T], opts Refle
 		opts.WatchListTimeout = DefaultWatchListTimeout
 	}
 	return &Reflector[T]{
-		lw: lw, store: store, opts: opts,
+		lw: lw, store: store, opts: opts, clock: clockOf(lw),
 		delays: backoffState{cfg: opts.Backoff.withDefaults(), rand: opts.Rand},
 	}
 }
@@ -240,7 +233,7 @@ func (r *Reflector[T]) failed(phase Phase, err error, resync bool) state[T] {
 
 // backoff waits after a failure, then moves on to a sync or a watch.
 func (r *Reflector[T]) backoff(ctx context.Context, s state[T]) state[T] {
-	wait := r.delays.next(r.opts.Clock.Now())
+	wait := r.delays.next(r.clock.Now())
 	if ra := rest.RetryAfter(s.err); ra > wait {
 		wait = ra
 	}
@@ -248,7 +241,7 @@ func (r *Reflector[T]) backoff(ctx context.Context, s state[T]) state[T] {
 	select {
 	case <-ctx.Done():
 		return s
-	case <-r.opts.Clock.After(wait):
+	case <-r.clock.After(wait):
 	}
 	if s.resync {
 		return r.syncState()
@@ -349,13 +342,13 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface[T]) state[T]
 			return r.watchFailed(err)
 		}
 	}
-	started := r.opts.Clock.Now()
+	started := r.clock.Now()
 	events, err := r.apply(ctx, w)
 	w.Stop()
 	if err != nil {
 		return r.watchFailed(err)
 	}
-	if events == 0 && r.opts.Clock.Now().Sub(started) < minHealthyWatch {
+	if events == 0 && r.clock.Now().Sub(started) < minHealthyWatch {
 		return r.failed(PhaseWatch, errWatchEndedAtOnce, false)
 	}
 	r.observe(Step{Kind: StepWatchEnded, ResourceVersion: r.LastSyncResourceVersion(), Items: events})

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // DefaultStallGrace is how much longer than its timeoutSeconds a watch may stay
@@ -51,7 +51,7 @@ type watchdogBody struct {
 	cerr    error
 
 	mu     sync.Mutex // guards timer against a Reset after Close
-	timer  rest.Timer
+	timer  timing.Timer
 	closed bool
 }
 
@@ -66,9 +66,9 @@ type watchdogBody struct {
 // it. A server that really went silent moves nothing, and the watchdog
 // fires by the backstop the replay's clock keeps under every guard: after
 // d of wall time.
-func newWatchdogBody(body io.ReadCloser, where string, limit time.Duration, clock rest.Clock) *watchdogBody {
+func newWatchdogBody(body io.ReadCloser, where string, limit time.Duration, clock timing.Clock) *watchdogBody {
 	b := &watchdogBody{body: body, where: where, limit: limit}
-	b.timer = rest.AfterFunc(clock, limit, b.fire)
+	b.timer = timing.AfterFunc(clock, limit, b.fire)
 	return b
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/watch"
 )
@@ -75,7 +76,7 @@ func (r *Reflector[T]) streamInitial(ctx context.Context) (watch.Interface[T], e
 	r.observe(Step{Kind: StepWatchList, ResourceVersion: rv, Match: MatchNotOlderThan})
 	// A guard, not a wait: on a virtual clock it must not pass at once.
 	deadline := make(chan struct{})
-	guard := rest.AfterFunc(r.opts.Clock, r.opts.WatchListTimeout, func() { close(deadline) })
+	guard := timing.AfterFunc(r.clock, r.opts.WatchListTimeout, func() { close(deadline) })
 	defer guard.Stop()
 	w, err := r.lw.Watch(ctx, WatchOptions{
 		ResourceVersion: rv, ResourceVersionMatch: MatchNotOlderThan,

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/podwatch/podwatch/internal/resthook"
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // handClock is a Clock the test moves by hand: each After and each guard is
@@ -54,7 +56,7 @@ func (c *handClock) asked() []time.Duration {
 // timerClock is a handClock that arms guards itself.
 type timerClock struct{ handClock }
 
-func (c *timerClock) AfterFunc(d time.Duration, f func()) Timer {
+func (c *timerClock) AfterFunc(d time.Duration, f func()) timing.Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g := &handGuard{d: d, f: f}
@@ -99,45 +101,14 @@ func (t handTimer) Reset(d time.Duration) bool {
 	return was
 }
 
-// TestAfterFuncOverAPlainClock: a Clock that arms no guards of its own gets
-// them from its After; a stopped or reset arming never fires.
-func TestAfterFuncOverAPlainClock(t *testing.T) {
-	c := &handClock{}
-	fired := make(chan string, 4)
-	stopped := AfterFunc(c, time.Second, func() { fired <- "stopped" })
-	reset := AfterFunc(c, 2*time.Second, func() { fired <- "reset" })
-	if !stopped.Stop() || stopped.Stop() {
-		t.Fatalf("Stop: want true once, then false")
-	}
-	if !reset.Reset(3 * time.Second) {
-		t.Fatalf("Reset of an armed guard: got false")
-	}
-	if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second, 3 * time.Second}, c.asked()); diff != "" {
-		t.Fatalf("waits asked (-want +got):\n%s", diff)
-	}
-	c.pass(0) // the stopped guard's
-	c.pass(1) // the reset guard's first arming
-	c.pass(2)
-	select {
-	case got := <-fired:
-		if got != "reset" {
-			t.Fatalf("fired %q, want the reset guard", got)
-		}
-	case <-time.After(waitTimeout):
-		t.Fatalf("the reset guard did not fire within %s", waitTimeout)
-	}
-	if reset.Stop() {
-		t.Fatalf("Stop after firing: got true")
-	}
-	select {
-	case got := <-fired:
-		t.Fatalf("%q fired too", got)
-	case <-time.After(50 * time.Millisecond): // a margin for a wrong fire, not a timing bound
-	}
+// onClock is cfg with the clock hook set, as a replay sets it.
+func onClock(cfg Config, c timing.Clock) Config {
+	resthook.On(&cfg).Clock = c
+	return cfg
 }
 
 // TestRetryWaitsOnTheClock: the wait a 429's Retry-After asks for is asked
-// of Config.Clock, and the retry follows when that clock says it passed.
+// of the clock hook, and the retry follows when that clock says it passed.
 func TestRetryWaitsOnTheClock(t *testing.T) {
 	var mu sync.Mutex
 	calls := 0
@@ -154,7 +125,7 @@ func TestRetryWaitsOnTheClock(t *testing.T) {
 		w.Write([]byte(`{}`))
 	})
 	clock := &timerClock{}
-	c := mustClient(t, Config{Host: srv.URL, Clock: clock})
+	c := mustClient(t, onClock(Config{Host: srv.URL}, clock))
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Get().Resource("pods").Do(context.Background())
@@ -185,7 +156,7 @@ func TestRetryWaitsOnTheClock(t *testing.T) {
 }
 
 // TestTimeoutsAreGuardsOnTheClock: Config.Timeout's wait for headers
-// (Stream) and its bound on the whole call (Do) are guards on Config.Clock:
+// (Stream) and its bound on the whole call (Do) are guards on the clock hook:
 // an hour's timeout ends the request as soon as the clock fires it.
 func TestTimeoutsAreGuardsOnTheClock(t *testing.T) {
 	release := make(chan struct{})
@@ -215,7 +186,7 @@ func TestTimeoutsAreGuardsOnTheClock(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := &timerClock{}
-			c := mustClient(t, Config{Host: srv.URL, Timeout: time.Hour, Clock: clock})
+			c := mustClient(t, onClock(Config{Host: srv.URL, Timeout: time.Hour}, clock))
 			done := make(chan error, 1)
 			go func() { done <- tc.call(c) }()
 			deadline := time.After(waitTimeout)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/resthook"
+	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/rest/wire"
 )
 
@@ -62,14 +64,11 @@ type Config struct {
 	// Transport replaces the transport NewClient builds, TLS settings included
 	// (tests use it).
 	Transport http.RoundTripper
-	// WrapTransport, when set, wraps the final transport (for tracing). What it
-	// wraps sees the Authorization header: it must not print it.
+	// WrapTransport, when set, wraps the final transport: a program's own
+	// credentials (an exec plugin's token, impersonation), or an observer of
+	// every request as podwatch's trace is. What it wraps sees the
+	// Authorization header: it must not print it.
 	WrapTransport func(http.RoundTripper) http.RoundTripper
-	// ConfigureTransport, when set, is called once with the transport NewClient
-	// builds (never with Transport), before WrapTransport wraps it: a hook to
-	// change how connections are made, such as the trace's tap of HTTP/2
-	// frames above TLS. Its error fails NewClient. It must not weaken TLS.
-	ConfigureTransport func(*http.Transport) error
 	// Proxy picks a proxy per request; nil means HTTPS_PROXY/NO_PROXY from the
 	// environment as NewClient finds it (see ProxyFromEnvironment).
 	Proxy func(*http.Request) (*url.URL, error)
@@ -101,14 +100,11 @@ type Config struct {
 	// a server that accepts the connection and then says nothing is dead).
 	// Zero means 60s; negative means no bound.
 	ResponseHeaderTimeout time.Duration
-	// Clock times the client's own waits and guards: the wait before a retry
-	// (Retry-After), Timeout and the wait for headers under it; nil is the
-	// wall clock. A replay passes the clock its server runs on, so that the
-	// client's waits keep the recording's pace (see Clock). What the
-	// transport times itself (ResponseHeaderTimeout, the HTTP/2 pings,
-	// dialing) stays on the wall clock: it guards the connection on this
-	// machine, and a healthy run never waits on it.
-	Clock Clock
+
+	// hooks are podwatch's own tools' (package internal/resthook): a
+	// replay's clock, the trace's tap. The client's waits and guards run on
+	// the wall clock unless a hook says otherwise.
+	hooks resthook.Hooks
 }
 
 const defaultMaxRetries = 5
@@ -122,9 +118,10 @@ type Client struct {
 	timeout    time.Duration
 	maxRetries int
 	format     wire.Format
-	clock      Clock
+	clock      timing.Clock // hooks.Clock, or the wall clock
 	// sleep waits d or until ctx ends; tests replace it to keep retries fast.
-	sleep func(ctx context.Context, d time.Duration) error
+	sleep     func(ctx context.Context, d time.Duration) error
+	closeIdle func()
 }
 
 // NewClient checks cfg and builds a Client. It fails on a malformed Host and on TLS
@@ -139,17 +136,12 @@ func NewClient(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	rt := cfg.Transport
+	var built *transport
 	if rt == nil {
-		t, err := newTransport(&cfg)
-		if err != nil {
+		if built, err = newTransport(&cfg); err != nil {
 			return nil, err
 		}
-		if cfg.ConfigureTransport != nil {
-			if err := cfg.ConfigureTransport(t); err != nil {
-				return nil, fmt.Errorf("rest: configure transport: %w", err)
-			}
-		}
-		rt = t
+		rt = built
 	}
 	if cfg.WrapTransport != nil {
 		rt = cfg.WrapTransport(rt)
@@ -163,9 +155,15 @@ func NewClient(cfg Config) (*Client, error) {
 		timeout:    cfg.Timeout,
 		maxRetries: cfg.MaxRetries,
 		format:     format,
-		clock:      clockOrWall(cfg.Clock),
+		clock:      timing.OrWall(cfg.hooks.Clock),
 	}
 	c.sleep = func(ctx context.Context, d time.Duration) error { return sleepOn(ctx, c.clock, d) }
+	c.closeIdle = c.http.CloseIdleConnections
+	if built != nil {
+		// Straight to the transport built here: a WrapTransport layer need
+		// not pass the call on.
+		c.closeIdle = built.CloseIdleConnections
+	}
 	if c.userAgent == "" {
 		c.userAgent = fmt.Sprintf("podwatch/dev (%s/%s)", runtime.GOOS, runtime.GOARCH)
 	}
@@ -178,10 +176,6 @@ func NewClient(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// Clock is the clock the client times its waits and guards on
-// (Config.Clock), for what is built on it (cache.ListWatch's watchdog).
-func (c *Client) Clock() Clock { return c.clock }
-
 // Host returns a copy of the server's base URL.
 func (c *Client) Host() *url.URL {
 	u := *c.base
@@ -191,7 +185,7 @@ func (c *Client) Host() *url.URL {
 // CloseIdleConnections closes the connections no request is using, so the next
 // request opens a new one (and so presents a rotated client certificate). A
 // connection carrying a watch is not idle and stays open.
-func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+func (c *Client) CloseIdleConnections() { c.closeIdle() }
 
 // Get starts a GET request.
 func (c *Client) Get() *Request { return newRequest(c, http.MethodGet) }
@@ -235,7 +229,7 @@ const (
 	headerTimeout    = 60 * time.Second
 )
 
-func newTransport(cfg *Config) (*http.Transport, error) {
+func newTransport(cfg *Config) (*transport, error) {
 	tlsCfg, err := cfg.TLS.build()
 	if err != nil {
 		return nil, err
@@ -258,28 +252,27 @@ func newTransport(cfg *Config) (*http.Transport, error) {
 	case cfg.ResponseHeaderTimeout < 0:
 		respHeader = 0
 	}
-	t := &http.Transport{
+	dial := (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
+	if wrap := cfg.hooks.WrapDial; wrap != nil {
+		dial = wrap(dial)
+	}
+	t := &transport{h1: &http.Transport{
 		Proxy:                 proxy,
 		ResponseHeaderTimeout: respHeader,
 		DisableCompression:    cfg.DisableCompression,
-		DialContext:           (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           dial,
 		TLSClientConfig:       tlsCfg,
 		TLSHandshakeTimeout:   handshakeTimeout,
-		ForceAttemptHTTP2:     true, // a custom TLS config would otherwise turn HTTP/2 off
 		MaxIdleConns:          100,
 		IdleConnTimeout:       90 * time.Second,
 		ExpectContinueTimeout: time.Second,
-		HTTP2: &http.HTTP2Config{
-			// A watch on a half-dead connection would otherwise wait forever.
-			SendPingTimeout: readIdle,
-			PingTimeout:     pingTimeout,
-		},
-	}
+	}}
 	if cfg.DisableHTTP2 {
 		// Only HTTP/1.1 is offered in ALPN; the server then speaks it.
-		t.ForceAttemptHTTP2 = false
-		t.Protocols = new(http.Protocols)
-		t.Protocols.SetHTTP1(true)
+		t.h1.Protocols = new(http.Protocols)
+		t.h1.Protocols.SetHTTP1(true)
+		return t, nil
 	}
+	t.h2 = newHTTP2Conns(t.h1, readIdle, pingTimeout, respHeader, cfg.hooks.WrapConn)
 	return t, nil
 }

@@ -11,7 +11,14 @@
 // same guarantees, a protobuf item decoded from its message when the codec can
 // (api.Codec does) and transcoded to the JSON the codec reads otherwise.
 //
-// Config.Clock (a Clock; WallClock by default) times the client's waits and
-// guards; cache's reflector and watchdog run on the same one, so a replay
-// can run a whole client on its own time.
+// Over TLS a client speaks HTTP/2 where the server chooses it in ALPN, and
+// HTTP/1.1 otherwise or with Config.DisableHTTP2. HTTP/2 is always
+// golang.org/x/net's, with its connection pool and its health pings
+// (Config.HTTP2ReadIdleTimeout, HTTP2PingTimeout); every connection of
+// either protocol is made by net/http's Transport (the proxy, TLS, the
+// client certificate of the moment).
+//
+// A client times its waits and guards on the wall clock. podwatch's replay
+// runs one, and cache's reflector and watchdog with it, on the replay's own
+// time, through a hook of podwatch's own that programs have no need of.
 package rest

@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/resthook"
 )
 
 // TestRoundTripperSendsTheClientsCredential: a request forwarded through
-// RoundTripper carries the client's token, read from its file as the
+// resthook.Forwarder carries the client's token, read from its file as the
 // client's own requests do (a rotated token is sent from then on), and
 // never the Authorization it came with; the caller's request is left as
 // it was.
@@ -28,7 +30,7 @@ func TestRoundTripperSendsTheClientsCredential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := c.RoundTripper()
+	rt := resthook.Forwarder(c)
 	send := func() string {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/pods", nil)

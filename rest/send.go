@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // Body limits: a non-2xx body only feeds an error message; Do is for small answers.
@@ -118,9 +120,9 @@ func (r *Request) send(ctx context.Context, headerTimeout time.Duration) (*http.
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	var timer Timer
+	var timer timing.Timer
 	if headerTimeout > 0 {
-		timer = AfterFunc(r.c.clock, headerTimeout, func() { cancel(errHeaderTimeout) })
+		timer = timing.AfterFunc(r.c.clock, headerTimeout, func() { cancel(errHeaderTimeout) })
 	}
 	// The one place a request gets its context.
 	req, err := http.NewRequestWithContext(ctx, r.verb, u.String(), bodyReader(r.body))

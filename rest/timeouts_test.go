@@ -30,10 +30,11 @@ func TestTimeoutsOnEveryRequest(t *testing.T) {
 			if c.http.Timeout != 0 {
 				t.Fatalf("http.Client.Timeout = %v: it would cut every long watch", c.http.Timeout)
 			}
-			tr, ok := c.http.Transport.(*http.Transport)
+			built, ok := c.http.Transport.(*transport)
 			if !ok {
-				t.Fatalf("transport is %T, want the *http.Transport NewClient builds", c.http.Transport)
+				t.Fatalf("transport is %T, want the one NewClient builds", c.http.Transport)
 			}
+			tr := built.h1
 			if tr.DialContext == nil || dialTimeout != 30*time.Second {
 				t.Fatalf("dial: DialContext set %t, timeout %v; want a dialer bounded at 30s", tr.DialContext != nil, dialTimeout)
 			}
@@ -43,8 +44,18 @@ func TestTimeoutsOnEveryRequest(t *testing.T) {
 			if tr.ResponseHeaderTimeout != tc.wantHeader {
 				t.Fatalf("ResponseHeaderTimeout = %v, want %v", tr.ResponseHeaderTimeout, tc.wantHeader)
 			}
-			if tr.HTTP2 == nil || tr.HTTP2.SendPingTimeout != 30*time.Second || tr.HTTP2.PingTimeout != 15*time.Second {
-				t.Fatalf("HTTP/2 health pings %+v, want a ping after 30s of silence, dropped after 15s", tr.HTTP2)
+			if tc.cfg.DisableHTTP2 {
+				if built.h2 != nil || tr.Protocols == nil || tr.Protocols.HTTP2() {
+					t.Fatalf("HTTP/2 set up (%v, protocols %v) although disabled", built.h2 != nil, tr.Protocols)
+				}
+				return
+			}
+			h2 := built.h2.t2
+			if h2.ReadIdleTimeout != 30*time.Second || h2.PingTimeout != 15*time.Second {
+				t.Fatalf("HTTP/2 health pings after %v, dropped after %v; want a ping after 30s of silence, dropped after 15s", h2.ReadIdleTimeout, h2.PingTimeout)
+			}
+			if built.h2.headerTimeout != tc.wantHeader {
+				t.Fatalf("HTTP/2 response header timeout %v, want %v", built.h2.headerTimeout, tc.wantHeader)
 			}
 		})
 	}
@@ -60,8 +71,8 @@ func TestTimeoutsUnderWrapTransport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	tr, ok := inner.(*http.Transport)
-	if !ok || tr.TLSHandshakeTimeout == 0 || tr.ResponseHeaderTimeout == 0 || c.http.Timeout != 0 {
+	tr, ok := inner.(*transport)
+	if !ok || tr.h1.TLSHandshakeTimeout == 0 || tr.h1.ResponseHeaderTimeout == 0 || tr.h2.headerTimeout == 0 || c.http.Timeout != 0 {
 		t.Fatalf("wrapped transport %T without its timeouts", inner)
 	}
 }

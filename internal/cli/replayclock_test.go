@@ -16,7 +16,7 @@ import (
 	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/fixture"
 	"github.com/podwatch/podwatch/internal/replayclock"
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // sevenFaults strike a replay of lifecycle, each one (the test checks it):
@@ -120,7 +120,7 @@ func near(a, b time.Duration, n int) bool {
 // and that stall.
 func TestReplayAtSpeedZeroAsksNoWallClockWait(t *testing.T) {
 	clitest.Isolate(t)
-	wall := replayclock.NewRecorder(rest.WallClock)
+	wall := replayclock.NewRecorder(timing.Wall)
 	file := filepath.Join(t.TempDir(), "trace.json")
 	args := append([]string{"watch", "--replay", lifecycleFixture, "--speed", "0", "-v", "6",
 		"--trace-file", file, "--trace-format", "json"}, sevenFaults...)
@@ -152,7 +152,7 @@ func TestReplayAtSpeedZeroAsksNoWallClockWait(t *testing.T) {
 func TestReplayAtSpeedScalesItsWaits(t *testing.T) {
 	clitest.Isolate(t)
 	const speed = 20
-	wall := replayclock.NewRecorder(rest.WallClock)
+	wall := replayclock.NewRecorder(timing.Wall)
 	file := filepath.Join(t.TempDir(), "trace.json")
 	args := append([]string{"watch", "--replay", lifecycleFixture, "--speed", "20",
 		"--trace-file", file, "--trace-format", "json"}, sevenFaults...)
@@ -207,7 +207,7 @@ func TestReplayServerPacesOnTheClock(t *testing.T) {
 	for _, ex := range rec.Exchanges {
 		length = max(length, time.Duration(ex.Request.At+ex.Response.End))
 	}
-	wall := replayclock.NewRecorder(rest.WallClock)
+	wall := replayclock.NewRecorder(timing.Wall)
 	file := filepath.Join(t.TempDir(), "trace.json")
 	runOnWall(t, wall, "watch", "--replay", lifecycleFixture, "--speed", "20", "--trace-file", file, "--trace-format", "json")
 	server := wall.Waits()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/replayclock"
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // stallStepOf is what these tests read of a JSON trace's steps.
@@ -71,7 +71,7 @@ func TestReplayStallAtSpeedZero(t *testing.T) {
 	const pause = 3 * time.Second
 	var traces []string
 	for run := range 2 {
-		wall := replayclock.NewRecorder(rest.WallClock)
+		wall := replayclock.NewRecorder(timing.Wall)
 		trace := replayOnWall(t, wall, firstWatchStalled("3s")...)
 		if waits := wall.Waits(); len(waits) != 0 {
 			t.Fatalf("run %d asked the wall clock for waits %v, want none", run, waits)
@@ -115,7 +115,7 @@ func TestReplayStallAtSpeedZero(t *testing.T) {
 // ends long before.)
 func TestReplayWatchdogAtSpeedZero(t *testing.T) {
 	clitest.Isolate(t)
-	wall := replayclock.NewRecorder(rest.WallClock)
+	wall := replayclock.NewRecorder(timing.Wall)
 	trace := replayOnWall(t, wall, firstWatchStalled("20m")...)
 	if waits := wall.Waits(); len(waits) != 0 {
 		t.Fatalf("the replay asked the wall clock for waits %v, want none", waits)

@@ -19,8 +19,8 @@ import (
 
 // testHTTP2 checks that a watch over TLS is served over HTTP/2, as the
 // response podwatch's transport got says.
-func testHTTP2(t *testing.T, ctx context.Context, c *cluster.Cluster) {
-	const ns = "http2"
+func testHTTP2(t *testing.T, ctx context.Context, c *cluster.Cluster, m clientMode) {
+	ns := m.ns("http2")
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("EnsureNamespace: %v", err)
 	}
@@ -28,7 +28,7 @@ func testHTTP2(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 		t.Fatalf("CreatePod: %v", err)
 	}
 	trips := &tripLog{}
-	lw := nodeListWatch(newClient(t, c, c.NodeToken, trips))
+	lw := nodeListWatch(m.newClient(t, c, c.NodeToken, trips))
 	// From no resourceVersion the server starts with an ADDED event for
 	// every pod it has.
 	w, err := lw.Watch(ctx, cache.WatchOptions{TimeoutSeconds: 60})
@@ -197,15 +197,17 @@ func checkRefusal(t *testing.T, verb string, err error, token string, is func(er
 // rotation keeps its connection and its identity, and once the client makes
 // a new connection it presents the new certificate. The two certificates name
 // users with different rights, so the server's answer tells which one it saw.
-func testCertRotation(t *testing.T, ctx context.Context, c *cluster.Cluster) {
-	const ns = "cert-rotation"
+func testCertRotation(t *testing.T, ctx context.Context, c *cluster.Cluster, m clientMode) {
+	ns := m.ns("cert-rotation")
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("EnsureNamespace: %v", err)
 	}
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "client.crt"), filepath.Join(dir, "client.key")
 	writeClientCert(t, c, certFile, keyFile, cluster.NodeUser, nil)
-	client, err := rest.NewClient(rest.Config{Host: c.URL, TLS: rest.TLSConfig{CAData: c.CAData, CertFile: certFile, KeyFile: keyFile}})
+	cfg := rest.Config{Host: c.URL, TLS: rest.TLSConfig{CAData: c.CAData, CertFile: certFile, KeyFile: keyFile}}
+	m.configure(t, &cfg)
+	client, err := rest.NewClient(cfg)
 	if err != nil {
 		t.Fatalf("rest.NewClient: %v", err)
 	}

@@ -19,8 +19,8 @@ import (
 // The test checks that a bookmark moves the reflector's resourceVersion past
 // a change it never sees (a pod on another node) without a push, and that
 // each timeout resumes the watch from there without a relist.
-func testBookmarks(t *testing.T, ctx context.Context, c *cluster.Cluster) {
-	const ns = "bookmarks"
+func testBookmarks(t *testing.T, ctx context.Context, c *cluster.Cluster, m clientMode) {
+	ns := m.ns("bookmarks")
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("EnsureNamespace: %v", err)
 	}
@@ -29,7 +29,7 @@ func testBookmarks(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 		t.Fatalf("CreatePod: %v", err)
 	}
 	trips := &tripLog{}
-	lw := nodeListWatch(newClient(t, c, c.NodeToken, trips))
+	lw := nodeListWatch(m.newClient(t, c, c.NodeToken, trips))
 	r, pushes, steps := runReflector(t, ctx, lw, cache.ReflectorOptions{
 		MinWatchTimeout: 5 * time.Second,
 		// No jitter: every watch asks for timeoutSeconds=5.

@@ -22,9 +22,10 @@ import (
 // testCommand builds cmd/podwatch and runs `podwatch watch` as a process
 // with a kubeconfig for the node's token, as a person would, and checks the
 // JSON lines it prints while pods change: the first state, then one update
-// per change, and an exit of its own once --max-events is reached.
-func testCommand(t *testing.T, ctx context.Context, c *cluster.Cluster) {
-	const ns = "cli"
+// per change, and an exit of its own once --max-events is reached. Traced,
+// it runs with --trace-file and checks the trace too.
+func testCommand(t *testing.T, ctx context.Context, c *cluster.Cluster, m clientMode) {
+	ns := m.ns("cli")
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("EnsureNamespace: %v", err)
 	}
@@ -41,9 +42,12 @@ func testCommand(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	kubeconfig := writeKubeconfig(t, c, dir, "kubeconfig", c.NodeToken)
 	// The changes below make four watch events on node-a: ADDED, MODIFIED
 	// (labels), MODIFIED (deletionTimestamp), DELETED.
+	args := []string{"watch", "--kubeconfig", kubeconfig, "--node", node, "-o", "json", "--max-events", "4"}
 	traceFile := filepath.Join(dir, "trace.jsonl")
-	p := startCommand(t, ctx, bin, "watch", "--kubeconfig", kubeconfig, "--node", node, "-o", "json", "--max-events", "4",
-		"--trace-file", traceFile, "--trace-format", "json")
+	if m.traced {
+		args = append(args, "--trace-file", traceFile, "--trace-format", "json")
+	}
+	p := startCommand(t, ctx, bin, args...)
 
 	first := p.next(t)
 	if first.Op != "ADD" || first.Source != "api" {
@@ -98,7 +102,9 @@ func testCommand(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 		t.Errorf("lines after the last update: %q", extra)
 	}
 	t.Logf("podwatch stderr: %q", p.stderr())
-	checkRealTrace(t, traceFile, c.NodeToken)
+	if m.traced {
+		checkRealTrace(t, traceFile, c.NodeToken)
+	}
 }
 
 // checkRealTrace reads the JSON trace of a run against the real apiserver: it

@@ -41,18 +41,10 @@ func startCluster(t *testing.T, limit time.Duration) (*cluster.Cluster, context.
 }
 
 // newClient returns a podwatch client for c that sends token and records
-// each round trip in trips (unless nil).
+// each round trip in trips (unless nil), untraced.
 func newClient(t *testing.T, c *cluster.Cluster, token string, trips *tripLog) *rest.Client {
 	t.Helper()
-	cfg := clusterConfig(c, token)
-	if trips != nil {
-		cfg.WrapTransport = trips.wrap
-	}
-	client, err := rest.NewClient(cfg)
-	if err != nil {
-		t.Fatalf("rest.NewClient: %v", err)
-	}
-	return client
+	return clientMode{}.newClient(t, c, token, trips)
 }
 
 // clusterConfig is the configuration of a client of c that sends token.

@@ -21,18 +21,24 @@ import (
 // TestNodeWatch runs one real cluster and checks, in subtests that share it
 // (each with namespaces of its own), that what podwatch hands on for node-a
 // follows the server through every kind of change, over each way of
-// watching.
+// watching. Each subtest whose client watches over HTTP/2 runs untraced and
+// traced (see clientMode).
 func TestNodeWatch(t *testing.T) {
-	c, ctx := startCluster(t, 4*time.Minute)
+	c, ctx := startCluster(t, 6*time.Minute)
 
+	inModes := func(test func(*testing.T, context.Context, *cluster.Cluster, clientMode)) func(*testing.T) {
+		return func(t *testing.T) { inEachMode(t, func(t *testing.T, m clientMode) { test(t, ctx, c, m) }) }
+	}
+	// Untraced only: its first state is all of node-a's pods, which a run
+	// before it would add to. The api source runs traced in the command.
 	t.Run("api source into podconfig", func(t *testing.T) { testAPISource(t, ctx, c) })
-	t.Run("reflector", func(t *testing.T) { testWatchPaths(t, ctx, c) })
-	t.Run("watch over TLS is HTTP/2", func(t *testing.T) { testHTTP2(t, ctx, c) })
+	t.Run("reflector", inModes(testWatchPaths))
+	t.Run("watch over TLS is HTTP/2", inModes(testHTTP2))
 	t.Run("tokens", func(t *testing.T) { testTokens(t, ctx, c) })
-	t.Run("client certificate rotation", func(t *testing.T) { testCertRotation(t, ctx, c) })
-	t.Run("podwatch watch as a process", func(t *testing.T) { testCommand(t, ctx, c) })
+	t.Run("client certificate rotation", inModes(testCertRotation))
+	t.Run("podwatch watch as a process", inModes(testCommand))
 	t.Run("podwatch watch --diff", func(t *testing.T) { testDiff(t, ctx, c) })
-	t.Run("bookmarks and timeouts", func(t *testing.T) { testBookmarks(t, ctx, c) })
+	t.Run("bookmarks and timeouts", inModes(testBookmarks))
 }
 
 // testAPISource runs the api source as the kubelet does, feeding a
@@ -158,7 +164,7 @@ func (l *mergedLog) foreign() []string {
 
 // testWatchPaths runs the script through a bare reflector and UndeltaStore
 // over each way of watching the server serves.
-func testWatchPaths(t *testing.T, ctx context.Context, c *cluster.Cluster) {
+func testWatchPaths(t *testing.T, ctx context.Context, c *cluster.Cluster, m clientMode) {
 	tests := []struct {
 		name      string
 		prefix    string // of the script's namespaces
@@ -176,14 +182,14 @@ func testWatchPaths(t *testing.T, ctx context.Context, c *cluster.Cluster) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newScript(c, tt.prefix)
+			s := newScript(c, m.ns(tt.prefix))
 			rv, _ := s.setup(t, ctx)
 			initial, _, err := serverState(ctx, c)
 			if err != nil {
 				t.Fatalf("list pods as admin: %v", err)
 			}
 			trips := &tripLog{}
-			lw := nodeListWatch(newClient(t, c, c.NodeToken, trips))
+			lw := nodeListWatch(m.newClient(t, c, c.NodeToken, trips))
 			lw.LegacyWatchPath = tt.legacy
 			r, pushes, steps := runReflector(t, ctx, lw, cache.ReflectorOptions{WatchList: tt.watchList})
 

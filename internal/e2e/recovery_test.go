@@ -26,19 +26,25 @@ var quick = cache.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}
 // TestRecovery breaks the server under a running reflector in three ways,
 // one cluster for all, each subtest with a reflector and namespace of its
 // own: the reflector must come back, converge on what the server has, and
-// never push a state older than one it pushed before.
+// never push a state older than one it pushed before. Each runs untraced
+// and traced (see clientMode): a dropped or closing connection must be
+// met the same way with the trace's tap on it.
 func TestRecovery(t *testing.T) {
-	c, ctx := startCluster(t, 4*time.Minute)
+	c, ctx := startCluster(t, 8*time.Minute)
 
-	t.Run("watch from a compacted resourceVersion relists", func(t *testing.T) { testCompacted(t, ctx, c, "compact", false) })
-	t.Run("watch list from a compacted resourceVersion streams again", func(t *testing.T) { testCompacted(t, ctx, c, "compact-stream", true) })
-	t.Run("apiserver killed mid-watch", func(t *testing.T) { testAPIServerKilled(t, ctx, c) })
-	t.Run("etcd restarted", func(t *testing.T) { testEtcdRestarted(t, ctx, c) })
+	inModes := func(test func(*testing.T, clientMode)) func(*testing.T) {
+		return func(t *testing.T) { inEachMode(t, test) }
+	}
+	t.Run("watch from a compacted resourceVersion relists", inModes(func(t *testing.T, m clientMode) { testCompacted(t, ctx, c, m, "compact", false) }))
+	t.Run("watch list from a compacted resourceVersion streams again", inModes(func(t *testing.T, m clientMode) { testCompacted(t, ctx, c, m, "compact-stream", true) }))
+	t.Run("apiserver killed mid-watch", inModes(func(t *testing.T, m clientMode) { testAPIServerKilled(t, ctx, c, m) }))
+	t.Run("etcd restarted", inModes(func(t *testing.T, m clientMode) { testEtcdRestarted(t, ctx, c, m) }))
 }
 
 // startRecovering makes namespace ns with one pod on node-a and runs a
-// reflector with quick retries that has converged on it.
-func startRecovering(t *testing.T, ctx context.Context, c *cluster.Cluster, ns string, watchList bool) (*cache.Reflector[*api.Pod], *pushLog, *stepLog, *tripLog) {
+// reflector with quick retries, its client in mode m, that has converged
+// on it.
+func startRecovering(t *testing.T, ctx context.Context, c *cluster.Cluster, m clientMode, ns string, watchList bool) (*cache.Reflector[*api.Pod], *pushLog, *stepLog, *tripLog) {
 	t.Helper()
 	if err := c.EnsureNamespace(ctx, ns); err != nil {
 		t.Fatalf("EnsureNamespace: %v", err)
@@ -48,7 +54,7 @@ func startRecovering(t *testing.T, ctx context.Context, c *cluster.Cluster, ns s
 		t.Fatalf("CreatePod: %v", err)
 	}
 	trips := &tripLog{}
-	lw := nodeListWatch(newClient(t, c, c.NodeToken, trips))
+	lw := nodeListWatch(m.newClient(t, c, c.NodeToken, trips))
 	r, pushes, steps := runReflector(t, ctx, lw, cache.ReflectorOptions{Backoff: quick, WatchList: watchList})
 	waitConverged(t, ctx, c, pushes, rv)
 	// The push of a listed state comes before the watch is open; what
@@ -65,8 +71,9 @@ func startRecovering(t *testing.T, ctx context.Context, c *cluster.Cluster, ns s
 // cache starts after the compacted revision, so the reflector's watch from
 // its old resourceVersion is answered 410 and it must relist (with a list,
 // or with a watch list again).
-func testCompacted(t *testing.T, ctx context.Context, c *cluster.Cluster, ns string, watchList bool) {
-	r, pushes, steps, trips := startRecovering(t, ctx, c, ns, watchList)
+func testCompacted(t *testing.T, ctx context.Context, c *cluster.Cluster, m clientMode, ns string, watchList bool) {
+	ns = m.ns(ns)
+	r, pushes, steps, trips := startRecovering(t, ctx, c, m, ns, watchList)
 	before := r.LastSyncResourceVersion()
 	// A write node-a's watch does not see moves etcd past the reflector's
 	// version for certain.
@@ -146,9 +153,9 @@ func listRequests(trips []trip, watchList bool) []string {
 
 // testAPIServerKilled kills the apiserver under an open watch, starts it
 // again, and changes pods only then: no write can happen while it is down.
-func testAPIServerKilled(t *testing.T, ctx context.Context, c *cluster.Cluster) {
-	const ns = "kill"
-	_, pushes, steps, _ := startRecovering(t, ctx, c, ns, false)
+func testAPIServerKilled(t *testing.T, ctx context.Context, c *cluster.Cluster, m clientMode) {
+	ns := m.ns("kill")
+	_, pushes, steps, _ := startRecovering(t, ctx, c, m, ns, false)
 	if err := c.KillAPIServer(); err != nil {
 		t.Fatalf("KillAPIServer: %v", err)
 	}
@@ -177,9 +184,9 @@ func testAPIServerKilled(t *testing.T, ctx context.Context, c *cluster.Cluster) 
 
 // testEtcdRestarted restarts etcd under the apiserver and a running
 // reflector, then changes pods once the apiserver can write again.
-func testEtcdRestarted(t *testing.T, ctx context.Context, c *cluster.Cluster) {
-	const ns = "etcd"
-	_, pushes, steps, _ := startRecovering(t, ctx, c, ns, false)
+func testEtcdRestarted(t *testing.T, ctx context.Context, c *cluster.Cluster, m clientMode) {
+	ns := m.ns("etcd")
+	_, pushes, steps, _ := startRecovering(t, ctx, c, m, ns, false)
 	if err := c.StopEtcd(); err != nil {
 		t.Fatalf("StopEtcd: %v", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/apiwire"
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // ErrCut says a stream fault has cut the connection: the handler must stop
@@ -35,7 +35,7 @@ type Writer struct {
 	struck  bool   // the fault has happened; later writes pass through (stall, drip) or fail
 	held    []byte // half-event: the next event, gathered until it is whole
 	done    error  // ErrCut or ErrEnded once the body is over
-	clock   rest.Clock
+	clock   timing.Clock
 }
 
 // NewWriter wraps w for the stream fault f. A whole-answer kind passes
@@ -47,7 +47,7 @@ func NewWriter(ctx context.Context, w http.ResponseWriter, f Fault) *Writer {
 // WithClock makes the pauses of a stall or a drip waits on c (the wall
 // clock unless told): a replay's clock, on which they keep the replay's
 // pace.
-func (w *Writer) WithClock(c rest.Clock) *Writer {
+func (w *Writer) WithClock(c timing.Clock) *Writer {
 	w.clock = c
 	return w
 }
@@ -212,7 +212,7 @@ func (w *Writer) sleep(d time.Duration) bool {
 	}
 	clock := w.clock
 	if clock == nil {
-		clock = rest.WallClock
+		clock = timing.Wall
 	}
 	select {
 	case <-clock.After(d):

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/podwatch/podwatch/internal/resthook"
 	"github.com/podwatch/podwatch/rest"
 )
 
@@ -148,15 +149,13 @@ func startProxiedServer(t *testing.T) *proxiedServer {
 // 127.0.0.1, so a request that bypasses the proxy reaches the server too and
 // only the proxy's count tells the two paths apart. The proxy decision is
 // left to the code under test.
-func (s *proxiedServer) dialLoopback(t *http.Transport) error {
-	dial := t.DialContext
-	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+func dialLoopback(dial resthook.DialFunc) resthook.DialFunc {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if host, port, err := net.SplitHostPort(addr); err == nil && host == proxiedHost {
 			addr = net.JoinHostPort("127.0.0.1", port)
 		}
 		return dial(ctx, network, addr)
 	}
-	return nil
 }
 
 // get sends one request with a podwatch client built from cc, as the
@@ -167,7 +166,7 @@ func (s *proxiedServer) get(t *testing.T, cc *ClientConfig) {
 	if err != nil {
 		t.Fatalf("RESTConfig: %v", err)
 	}
-	cfg.ConfigureTransport = s.dialLoopback
+	resthook.On(&cfg).WrapDial = dialLoopback
 	client, err := rest.NewClient(cfg)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)

@@ -22,7 +22,7 @@ type Options struct {
 	// Upstream is the apiserver's base URL; a path prefix on it is kept.
 	Upstream *url.URL
 	// Transport sends every forwarded request with the proxy's own
-	// credentials (rest.Client.RoundTripper).
+	// credentials (resthook.Forwarder).
 	Transport http.RoundTripper
 	// ForClient, when set, is called once for each new client, with the
 	// transport its requests would go through, and returns the one they go

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/resthook"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
@@ -28,7 +29,7 @@ func startProxy(t *testing.T, upstream, token string, opts Options) (*Proxy, *ht
 		t.Fatalf("rest.NewClient: %v", err)
 	}
 	opts.Upstream = client.Host()
-	opts.Transport = client.RoundTripper()
+	opts.Transport = resthook.Forwarder(client)
 	p := New(opts)
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)

@@ -1,4 +1,4 @@
-// Package replayclock is the time of a replay: one rest.TimerClock that the
+// Package replayclock is the time of a replay: one timing.TimerClock that the
 // fixture server's recorded time, the client's waits (backoffs, Retry-After)
 // and its guards (header timeout, watchdog, watch list deadline) and the
 // trace's timestamps all run on.

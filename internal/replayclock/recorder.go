@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // Recorder passes everything on to base and notes what it was asked: each
@@ -13,14 +13,14 @@ import (
 // duration. Between a replay's clock and the wall clock it tells what the
 // replay asked of the wall clock.
 type Recorder struct {
-	base rest.TimerClock
+	base timing.TimerClock
 
 	mu            sync.Mutex
 	waits, guards []time.Duration
 }
 
 // NewRecorder records what is asked of base.
-func NewRecorder(base rest.TimerClock) *Recorder { return &Recorder{base: base} }
+func NewRecorder(base timing.TimerClock) *Recorder { return &Recorder{base: base} }
 
 func (r *Recorder) Now() time.Time { return r.base.Now() }
 
@@ -29,7 +29,7 @@ func (r *Recorder) After(d time.Duration) <-chan time.Time {
 	return r.base.After(d)
 }
 
-func (r *Recorder) AfterFunc(d time.Duration, f func()) rest.Timer {
+func (r *Recorder) AfterFunc(d time.Duration, f func()) timing.Timer {
 	r.note(&r.guards, d)
 	return recordedTimer{t: r.base.AfterFunc(d, f), r: r}
 }
@@ -56,7 +56,7 @@ func (r *Recorder) note(to *[]time.Duration, d time.Duration) {
 
 // recordedTimer notes each Reset as a guard armed again.
 type recordedTimer struct {
-	t rest.Timer
+	t timing.Timer
 	r *Recorder
 }
 

@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // testWait bounds every wait of these tests.
@@ -51,7 +50,7 @@ func TestVirtualWaitPassesAtOnceAndMovesTime(t *testing.T) {
 func TestVirtualGuards(t *testing.T) {
 	v := NewVirtual(t0, nil)
 	var fired []string
-	guard := func(name string, d time.Duration) rest.Timer {
+	guard := func(name string, d time.Duration) timing.Timer {
 		return v.AfterFunc(d, func() { fired = append(fired, name) })
 	}
 	late := guard("late", 5*time.Second)
@@ -97,7 +96,7 @@ func (b *backstop) Now() time.Time { return t0 }
 func (b *backstop) After(time.Duration) <-chan time.Time {
 	panic("a virtual clock waited on its backstop")
 }
-func (b *backstop) AfterFunc(d time.Duration, f func()) rest.Timer {
+func (b *backstop) AfterFunc(d time.Duration, f func()) timing.Timer {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t := &backstopTimer{d: d, f: f}
@@ -152,7 +151,7 @@ func TestVirtualBackstop(t *testing.T) {
 // TestVirtualBackstopOnTheWallClock: over the real wall clock a guard that
 // virtual time never reaches still fires.
 func TestVirtualBackstopOnTheWallClock(t *testing.T) {
-	v := NewVirtual(t0, rest.WallClock)
+	v := NewVirtual(t0, timing.Wall)
 	done := make(chan struct{})
 	v.AfterFunc(10*time.Millisecond, func() { close(done) })
 	select {
@@ -166,7 +165,7 @@ func TestVirtualBackstopOnTheWallClock(t *testing.T) {
 // (run with -race): every guard fires at most once, and the time is the sum
 // of the waits.
 func TestVirtualConcurrent(t *testing.T) {
-	v := NewVirtual(t0, rest.WallClock)
+	v := NewVirtual(t0, timing.Wall)
 	var mu sync.Mutex
 	fires := map[int]int{}
 	var wg sync.WaitGroup
@@ -245,7 +244,7 @@ func TestForSpeed(t *testing.T) {
 		want  string
 	}{{0, "virtual"}, {-1, "virtual"}, {0.5, "scaled"}, {100, "scaled"}} {
 		var got string
-		switch ForSpeed(tc.speed, rest.WallClock).(type) {
+		switch ForSpeed(tc.speed, timing.Wall).(type) {
 		case *Virtual:
 			got = "virtual"
 		case *Scaled:
@@ -260,7 +259,7 @@ func TestForSpeed(t *testing.T) {
 // TestRecorderOverTheWallClock records what it passes on, and what it passes
 // on works.
 func TestRecorderOverTheWallClock(t *testing.T) {
-	rec := NewRecorder(rest.WallClock)
+	rec := NewRecorder(timing.Wall)
 	select {
 	case <-rec.After(time.Millisecond):
 	case <-time.After(testWait):

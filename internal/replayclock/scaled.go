@@ -3,13 +3,13 @@ package replayclock
 import (
 	"time"
 
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // ForSpeed is the clock of a replay at speed over base (the wall clock, or
 // a Recorder of it): Scaled for a speed above 0, Virtual for 0 (or less),
 // starting at base's now.
-func ForSpeed(speed float64, base rest.TimerClock) rest.TimerClock {
+func ForSpeed(speed float64, base timing.TimerClock) timing.TimerClock {
 	if speed > 0 {
 		return NewScaled(base, speed)
 	}
@@ -20,13 +20,13 @@ func ForSpeed(speed float64, base rest.TimerClock) rest.TimerClock {
 // time starts at base's and passes speed times as fast, and a wait or a
 // guard of d asks base for d/speed.
 type Scaled struct {
-	base   rest.TimerClock
+	base   timing.TimerClock
 	speed  float64
 	origin time.Time // base's time when made, and so the scaled time then
 }
 
 // NewScaled scales base by speed, which must be above 0.
-func NewScaled(base rest.TimerClock, speed float64) *Scaled {
+func NewScaled(base timing.TimerClock, speed float64) *Scaled {
 	if !(speed > 0) {
 		panic("replayclock: a scaled clock needs a speed above 0")
 	}
@@ -42,7 +42,7 @@ func (s *Scaled) Now() time.Time {
 func (s *Scaled) After(d time.Duration) <-chan time.Time { return s.base.After(s.onBase(d)) }
 
 // AfterFunc arms a guard of d/speed on base.
-func (s *Scaled) AfterFunc(d time.Duration, f func()) rest.Timer {
+func (s *Scaled) AfterFunc(d time.Duration, f func()) timing.Timer {
 	return scaledTimer{t: s.base.AfterFunc(s.onBase(d), f), s: s}
 }
 
@@ -53,7 +53,7 @@ func (s *Scaled) onBase(d time.Duration) time.Duration {
 
 // scaledTimer is a base timer whose Reset takes scaled durations.
 type scaledTimer struct {
-	t rest.Timer
+	t timing.Timer
 	s *Scaled
 }
 

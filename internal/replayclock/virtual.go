@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // Virtual is a replay's time at speed 0: it stands still until someone
@@ -21,7 +21,7 @@ import (
 // first. A replay that runs well ends long before any backstop is due;
 // none is a wait, as nothing blocks on it.
 type Virtual struct {
-	backstop rest.TimerClock // nil: guards fire only by virtual time
+	backstop timing.TimerClock // nil: guards fire only by virtual time
 
 	mu     sync.Mutex
 	now    time.Time
@@ -31,7 +31,7 @@ type Virtual struct {
 
 // NewVirtual starts a virtual clock at start, its guards backed by backstop
 // (nil for none).
-func NewVirtual(start time.Time, backstop rest.TimerClock) *Virtual {
+func NewVirtual(start time.Time, backstop timing.TimerClock) *Virtual {
 	return &Virtual{now: start, backstop: backstop}
 }
 
@@ -88,7 +88,7 @@ func (v *Virtual) dueLocked() []*virtualTimer {
 
 // AfterFunc arms a guard d from now; d <= 0 fires it at once, on a
 // goroutine of its own, as time.AfterFunc does.
-func (v *Virtual) AfterFunc(d time.Duration, f func()) rest.Timer {
+func (v *Virtual) AfterFunc(d time.Duration, f func()) timing.Timer {
 	t := &virtualTimer{v: v, f: f}
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -103,8 +103,8 @@ type virtualTimer struct {
 	f        func()
 	deadline time.Time
 	armed    bool
-	gen      int        // which arming its backstop belongs to
-	back     rest.Timer // the backstop of the current arming
+	gen      int          // which arming its backstop belongs to
+	back     timing.Timer // the backstop of the current arming
 }
 
 func (t *virtualTimer) armLocked(d time.Duration) {

@@ -5,87 +5,16 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
-	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"golang.org/x/net/http2"
 )
 
-// configureHTTP2 makes tr speak HTTP/2 through golang.org/x/net/http2 over
-// connections the trace taps above TLS, so that every frame read or written
-// is told (a rest.Config.ConfigureTransport hook). Requests still go through
-// tr as before: HTTP/1.1 is used when the server does not offer h2, and a
-// transport limited to HTTP/1.1 is left alone. The ping settings of
-// tr.HTTP2 carry over. It must be called once, before tr is used.
-func (t *Tracer) configureHTTP2(tr *http.Transport) error {
-	if tr.Protocols != nil && !tr.Protocols.HTTP2() {
-		return nil
-	}
-	t2, err := http2.ConfigureTransports(tr)
-	if err != nil {
-		return fmt.Errorf("trace: set up HTTP/2: %w", err)
-	}
-	// Replaces the pool x/net would put the connection in: a tapped
-	// connection serves requests itself, and tr keeps it while it can.
-	tr.TLSNextProto[http2.NextProtoTLS] = func(authority string, c *tls.Conn) http.RoundTripper {
-		tc := t.tap(authority, c)
-		cc, err := t2.NewClientConn(tc)
-		if err != nil {
-			go c.Close()
-			return erringRoundTripper{err}
-		}
-		return &h2Conn{cc: cc, tap: tc}
-	}
-	return nil
-}
-
-// erringRoundTripper is how net/http's Transport is told a new connection
-// could not be set up (it looks for the RoundTripErr method).
-type erringRoundTripper struct{ err error }
-
-func (e erringRoundTripper) RoundTripErr() error                             { return e.err }
-func (e erringRoundTripper) RoundTrip(*http.Request) (*http.Response, error) { return nil, e.err }
-
-// h2Conn serves requests on one tapped connection. Once it can take no more
-// (closed, or the server said GOAWAY) it answers http2.ErrNoCachedConn,
-// which makes net/http's Transport drop it and dial anew.
-type h2Conn struct {
-	cc   *http2.ClientConn
-	tap  *tapConn
-	used atomic.Bool // it has carried a request through
-}
-
-func (c *h2Conn) RoundTrip(req *http.Request) (*http.Response, error) {
-	if !c.cc.ReserveNewRequest() {
-		return nil, http2.ErrNoCachedConn
-	}
-	n := requestNumber(req.Context())
-	c.tap.expect(n)
-	resp, err := c.cc.RoundTrip(req)
-	if err == nil {
-		c.used.Store(true)
-		return resp, nil
-	}
-	c.tap.forget(n)
-	// A connection that served before and died under this request had gone
-	// stale: as x/net's own pool would, have the request tried on a new one,
-	// if it can be sent again. A new connection that fails is the answer.
-	if c.used.Load() && req.Context().Err() == nil && !c.cc.CanTakeNewRequest() && replayable(req) {
-		return nil, http2.ErrNoCachedConn
-	}
-	return nil, err
-}
-
-func replayable(req *http.Request) bool {
-	return (req.Method == http.MethodGet || req.Method == http.MethodHead) && (req.Body == nil || req.Body == http.NoBody)
-}
-
-// tapConn tells the frames that cross a TLS connection, above the TLS
-// layer. ConnectionState comes from the embedded *tls.Conn.
+// tapConn tells the frames that cross a connection, above TLS.
 type tapConn struct {
-	*tls.Conn
+	net.Conn
 	t  *Tracer
 	id int
 
@@ -96,16 +25,30 @@ type tapConn struct {
 	streams map[uint32]int // stream ID -> request number
 }
 
-func (t *Tracer) tap(authority string, c *tls.Conn) *tapConn {
+// tap is the trace's resthook.Hooks.WrapConn: it stands between each
+// HTTP/2 connection the client's transport made and the HTTP/2 client on
+// it, after TLS, and tells the connection and every frame that crosses it
+// either way. It only reads the bytes: the traced client runs the same
+// transport, pool and pings as an untraced one.
+func (t *Tracer) tap(authority string, c net.Conn) *tapConn {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.conns++
 	tc := &tapConn{Conn: c, t: t, id: t.conns, streams: map[uint32]int{}}
 	tc.sent.sent, tc.sent.preface = true, len(http2.ClientPreface)
-	cs := c.ConnectionState()
+	cs := tc.ConnectionState()
 	t.emitLocked(Step{Kind: KindConn, Conn: &Conn{ID: tc.id, Authority: authority,
 		TLS: tls.VersionName(cs.Version) + ", ALPN " + cs.NegotiatedProtocol}})
 	return tc
+}
+
+// ConnectionState is the TLS state of the tapped connection, which the
+// HTTP/2 client puts on each response as a *tls.Conn's.
+func (c *tapConn) ConnectionState() tls.ConnectionState {
+	if cs, ok := c.Conn.(interface{ ConnectionState() tls.ConnectionState }); ok {
+		return cs.ConnectionState()
+	}
+	return tls.ConnectionState{}
 }
 
 func (c *tapConn) Read(p []byte) (int, error) {
@@ -122,6 +65,55 @@ func (c *tapConn) Read(p []byte) (int, error) {
 func (c *tapConn) Write(p []byte) (int, error) {
 	c.scan(&c.sent, "sent", p)
 	return c.Conn.Write(p)
+}
+
+// streamTie ties the HTTP/2 stream a request opens to the request, on
+// the connection x/net's pool gave it. x/net tells which connection each
+// attempt got (GotConn), then writes the attempt's header block under that
+// connection's write lock, after the HEADERS of every request before it
+// have gone out, and tells each field as it encodes it (WroteHeaderField):
+// so the next HEADERS the tap sees open a stream there is this request's.
+type streamTie struct {
+	n int
+
+	mu   sync.Mutex
+	conn *tapConn // the current attempt's; nil over HTTP/1.1
+	told bool     // conn expects this attempt's HEADERS
+}
+
+func (s *streamTie) clientTrace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) {
+			tc, _ := info.Conn.(*tapConn)
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.forgetLocked() // a retry: the attempt before may have sent nothing
+			s.conn = tc
+		},
+		WroteHeaderField: func(string, []string) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.conn != nil && !s.told {
+				s.conn.expect(s.n)
+				s.told = true
+			}
+		},
+	}
+}
+
+// done is called once the request has its answer or its error: had its
+// HEADERS not gone out, no later request's must be taken for them.
+func (s *streamTie) done() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.forgetLocked()
+}
+
+func (s *streamTie) forgetLocked() {
+	if s.told {
+		s.conn.forget(s.n)
+	}
+	s.conn, s.told = nil, false
 }
 
 func (c *tapConn) expect(req int) {

@@ -1,9 +1,11 @@
 package trace
 
 import (
+	"net"
 	"net/http"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/resthook"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/meta"
 )
@@ -27,7 +29,8 @@ func NewInstrument[T meta.Object](t *Tracer) Instrument[T] { return Instrument[T
 // whatever cfg.WrapTransport adds already (credentials, which it masks), so
 // that it sees requests as they are finally sent; layers added beneath that
 // afterwards (closer to the network) go beneath the trace too. Its HTTP/2 tap
-// goes beside any cfg.ConfigureTransport hook, after it. Call it once, before
+// (resthook.Hooks.WrapConn) wraps what any earlier WrapConn hook returns, so
+// it sees the bytes as HTTP/2 writes and reads them. Call it once, before
 // rest.NewClient.
 func (in Instrument[T]) Configure(cfg *rest.Config) {
 	t := in.t
@@ -42,14 +45,13 @@ func (in Instrument[T]) Configure(cfg *rest.Config) {
 		}
 		return rt
 	}
-	prev := cfg.ConfigureTransport
-	cfg.ConfigureTransport = func(tr *http.Transport) error {
+	hooks := resthook.On(cfg)
+	prev := hooks.WrapConn
+	hooks.WrapConn = func(authority string, c net.Conn) net.Conn {
 		if prev != nil {
-			if err := prev(tr); err != nil {
-				return err
-			}
+			c = prev(authority, c)
 		}
-		return t.configureHTTP2(tr)
+		return t.tap(authority, c)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/resthook"
 	"github.com/podwatch/podwatch/rest"
 )
 
@@ -69,7 +70,7 @@ func TestZeroInstrument(t *testing.T) {
 	var in Instrument[*testPod]
 	cfg := rest.Config{Host: "https://h"}
 	in.Configure(&cfg)
-	if cfg.WrapTransport != nil || cfg.ConfigureTransport != nil {
+	if cfg.WrapTransport != nil || resthook.On(&cfg).WrapConn != nil {
 		t.Errorf("the zero Instrument added hooks to the config")
 	}
 	s := cache.NewStore(cache.MetaNamespaceKey[*testPod])

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // stallState is what the Tracer keeps of one watch for its stalls: the
@@ -27,8 +27,8 @@ type stallCheck struct {
 	done chan struct{}
 	once sync.Once
 
-	mu      sync.Mutex // guards guard against a re-arming after stop
-	guard   rest.Timer // with Options.StallClock
+	mu      sync.Mutex   // guards guard against a re-arming after stop
+	guard   timing.Timer // with Options.StallClock
 	stopped bool
 }
 
@@ -75,7 +75,7 @@ func (t *Tracer) startStalls(opts Options) *stallCheck {
 // re-arms itself: on a virtual clock it runs when a wait moves the time
 // past it, before that wait returns, so a silence is judged at the time the
 // wait made, whatever the other goroutines do next.
-func (c *stallCheck) onClock(clock rest.TimerClock, check func()) {
+func (c *stallCheck) onClock(clock timing.TimerClock, check func()) {
 	period := stallPeriod(c.after)
 	c.mu.Lock()
 	defer c.mu.Unlock()

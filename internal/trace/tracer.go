@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // Sink receives the steps of a trace, one at a time and in order, never
@@ -37,7 +37,7 @@ type Options struct {
 	// instead: a guard re-armed on it, which looks at the watches on the
 	// goroutine that moves its time. A replay's virtual clock then judges
 	// a silence at the moment its time passes, the same on every run.
-	StallClock rest.TimerClock
+	StallClock timing.TimerClock
 	// Diff makes each MODIFIED event tell what it changed (Event.Diff).
 	Diff DiffMode
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"sort"
 	"strings"
 	"time"
@@ -58,14 +59,6 @@ type reqState struct {
 	diff *reqDiff
 }
 
-type reqKey struct{}
-
-// requestNumber is the trace's number for req, 0 if it has none.
-func requestNumber(ctx context.Context) int {
-	n, _ := ctx.Value(reqKey{}).(int)
-	return n
-}
-
 // transport wraps next so that every request, its response and each read of
 // its body are traced. It must sit where it sees requests as they are sent
 // (beneath any layer that adds credentials): it masks them. Bodies it hands
@@ -82,7 +75,10 @@ type roundTripper struct {
 func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	t := rt.t
 	r := t.sent(req)
-	resp, err := rt.next.RoundTrip(req.WithContext(context.WithValue(req.Context(), reqKey{}, r.n)))
+	tie := &streamTie{n: r.n}
+	ctx := httptrace.WithClientTrace(req.Context(), tie.clientTrace())
+	resp, err := rt.next.RoundTrip(req.WithContext(ctx))
+	tie.done()
 	t.answered(r, resp, err)
 	// An upgraded connection's body is the connection itself (kubectl exec
 	// through a proxy): whoever upgraded must get it as it is, writable.

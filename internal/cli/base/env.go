@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/term"
-	"github.com/podwatch/podwatch/rest"
+	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // Exit statuses.
@@ -34,8 +34,8 @@ type Env struct {
 	StderrIsTerminal func() bool
 	// Wall is the wall clock a replay's clock runs over (watch --replay);
 	// tests record through it what a replay asks of the wall clock.
-	// Default rest.WallClock.
-	Wall rest.TimerClock
+	// Default timing.Wall.
+	Wall timing.TimerClock
 }
 
 // WithDefaults is e with every field left zero set to the real process's.
@@ -53,7 +53,7 @@ func (e Env) WithDefaults() Env {
 		e.Hostname = os.Hostname
 	}
 	if e.Wall == nil {
-		e.Wall = rest.WallClock
+		e.Wall = timing.Wall
 	}
 	if e.StderrIsTerminal == nil {
 		w := e.Stderr

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/term"
+	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/internal/trace"
-	"github.com/podwatch/podwatch/rest"
 )
 
 // TraceFlags are the flags of the protocol trace (internal/trace).
@@ -37,7 +37,7 @@ type TraceFlags struct {
 	Clock func() time.Time
 	// StallClock times the stall check (trace.Options.StallClock): a
 	// replay's own clock; nil is a ticker on the wall clock.
-	StallClock rest.TimerClock
+	StallClock timing.TimerClock
 	// Diff is --diff (trace.Options.Diff; watch's -o json too).
 	Diff DiffFlag
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/proxy"
+	"github.com/podwatch/podwatch/internal/resthook"
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
@@ -161,7 +162,7 @@ func (f *proxyFlags) check(c *base.Command) error {
 func newProxy(client *rest.Client, tr *trace.Tracer, rec *proxyRecorder, log *base.Logger) *proxy.Proxy {
 	return proxy.New(proxy.Options{
 		Upstream:  client.Host(),
-		Transport: client.RoundTripper(),
+		Transport: resthook.Forwarder(client),
 		ForClient: func(cl proxy.Client, next http.RoundTripper) http.RoundTripper {
 			if rec != nil {
 				next = rec.wrap(cl, next)

@@ -10,6 +10,7 @@ import (
 	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/cli/replay"
 	"github.com/podwatch/podwatch/internal/podconfig/source"
+	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
@@ -28,8 +29,8 @@ type Extras struct {
 	// Ledger tells the trace's gap audit what a replay's recording knows.
 	Ledger trace.Ledger
 	// Clock is the replay's (nil: the wall clock): the reflector's waits
-	// and the trace's timestamps run on it, as the client's (cfg.Clock).
-	Clock rest.Clock
+	// and the trace's timestamps run on it, as the client's (resthook's Clock).
+	Clock timing.Clock
 }
 
 // Run builds the client for cfg and the session for p, and runs it until
@@ -42,7 +43,7 @@ func Run(ctx context.Context, e base.Env, f *Flags, p Plan, cfg rest.Config, x E
 		f.Trace.Clock = x.Clock.Now // the trace's timestamps: the replay's time
 		// Its stall check too, so that at speed 0 a silence is judged when
 		// the replay's time passes, not the wall clock's.
-		f.Trace.StallClock, _ = x.Clock.(rest.TimerClock)
+		f.Trace.StallClock, _ = x.Clock.(timing.TimerClock)
 	}
 	tr, closeTrace, err := f.Trace.Open(e, log)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/podwatch/podwatch/internal/cli/replay"
 	"github.com/podwatch/podwatch/internal/podconfig"
 	"github.com/podwatch/podwatch/internal/podconfig/source"
+	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
@@ -37,7 +38,7 @@ type session struct {
 	prog    *progress       // nil unless stderr is a terminal
 	monitor *replay.Monitor // nil unless replaying
 	played  <-chan struct{} // the fixture server's Done, with monitor
-	clock   rest.Clock      // the replay's, with monitor; nil: the wall clock
+	clock   timing.Clock    // the replay's, with monitor; nil: the wall clock
 	trace   trace.Instrument[*api.Pod]
 
 	api        *source.API        // nil with --events
@@ -131,7 +132,6 @@ func (s *session) reflectorOptions() cache.ReflectorOptions {
 		PageSize:         s.plan.ChunkSize,
 		Observe:          s.observe,
 		GiveUp:           rest.NeedsConfigChange,
-		Clock:            s.clock,
 	}
 	if s.monitor != nil {
 		// A replay is reproducible: its jitter (watch timeouts, backoffs)
@@ -155,7 +155,7 @@ func (s *session) runEvents(srcCtx context.Context) {
 	if s.out.diffs != nil {
 		lw = diffedLister{inner: lw, diffs: s.out.diffs}
 	}
-	tee := &eventTee{inner: lw, print: emit, limit: s.plan.MaxEvents}
+	tee := &eventTee{inner: lw, print: emit, limit: s.plan.MaxEvents, clock: s.clock}
 	store := s.trace.WrapStore(cache.NewStore(cache.MetaNamespaceKey[*api.Pod]))
 	opts := s.reflectorOptions()
 	opts.Observe = func(st cache.Step) {

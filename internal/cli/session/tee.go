@@ -8,6 +8,7 @@ import (
 
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
@@ -24,10 +25,17 @@ type eventTee struct {
 	inner cache.ListerWatcher[*api.Pod]
 	print func(watch.Event[*api.Pod])
 	limit int
+	// clock is the client's (nil: the wall clock), which the reflector
+	// over the tee runs on as it would over the client's ListWatch.
+	clock timing.Clock
 
 	mu      sync.Mutex
 	changes int
 }
+
+// Clock tells a reflector over t the clock it runs on (see cache's
+// clockOf): a replay's waits pass on the replay's time.
+func (t *eventTee) Clock() timing.Clock { return t.clock }
 
 func (t *eventTee) List(ctx context.Context, opts cache.ListOptions) (*rest.List[*api.Pod], error) {
 	return t.inner.List(ctx, opts)

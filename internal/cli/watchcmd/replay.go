@@ -9,6 +9,7 @@ import (
 	"github.com/podwatch/podwatch/internal/cli/session"
 	"github.com/podwatch/podwatch/internal/fixture"
 	"github.com/podwatch/podwatch/internal/replayclock"
+	"github.com/podwatch/podwatch/internal/resthook"
 	"github.com/podwatch/podwatch/rest"
 )
 
@@ -47,7 +48,8 @@ func replayWatch(ctx context.Context, e base.Env, c *base.Command, f *session.Fl
 		return err
 	}
 	defer fs.Close()
-	cfg := rest.Config{Host: fs.URL(), UserAgent: base.UserAgent(), TLS: rest.TLSConfig{CAData: fs.CA()}, Clock: clock}
+	cfg := rest.Config{Host: fs.URL(), UserAgent: base.UserAgent(), TLS: rest.TLSConfig{CAData: fs.CA()}}
+	resthook.On(&cfg).Clock = clock
 	return session.Run(ctx, e, f, p, cfg, session.Extras{Monitor: mon, Played: srv.Done(), Misses: srv.Misses,
 		Ledger: recordingLedger{srv}, Clock: clock})
 }
