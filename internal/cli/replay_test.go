@@ -207,7 +207,7 @@ func TestServe(t *testing.T) {
 
 	r := mustRun(t, "watch", "--server", url, "--node", node1, "--max-events", node1Count)
 	checkGolden(t, "text.golden", r.stdout)
-	if err := stderr.WaitFor("every recorded exchange has been played"); err != nil {
+	if err := stderr.WaitFor("the recording has been played to its end"); err != nil {
 		t.Fatal(err)
 	}
 

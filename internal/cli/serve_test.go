@@ -3,12 +3,18 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/podwatch/podwatch/internal/cli/clitest"
 )
@@ -38,19 +44,183 @@ func serveFixture(t *testing.T, args ...string) (string, *clitest.SyncBuffer) {
 	if m == nil {
 		t.Fatalf("no address in %q", stderr.String())
 	}
+	// The lines to copy come after the address, which serve must know
+	// first; kubectl's is the last.
+	if !slices.Contains(args, "--simulate") {
+		if err := stderr.WaitFor(" --watch\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return m[1], stderr
 }
 
-// The startup line says which flags the fixture was recorded with.
-func TestServeSaysHowTheFixtureWasRecorded(t *testing.T) {
-	for fixture, want := range map[string]string{
-		lifecycleFixture:                     "recorded with --node node-a --watch-list=false --chunk-size 500)",
-		"../../testdata/fixtures/watch-list": "recorded with --node node-a --watch-list=true)",
+// At startup serve prints the podwatch watch and kubectl lines that watch
+// the fixture as it was recorded: the recorded node, initial state, page
+// size and wire format, and the address it listens on; and no line of its
+// wraps in a terminal of 120 columns.
+func TestServeSaysHowToWatchAsRecorded(t *testing.T) {
+	for fixture, want := range map[string][]string{
+		lifecycleFixture: {"podwatch watch --server URL --node node-a --watch-list=false --chunk-size 500",
+			"kubectl --server URL get pods -A --field-selector spec.nodeName=node-a --watch"},
+		"../../testdata/fixtures/watch-list": {"podwatch watch --server URL --node node-a --watch-list=true"},
+		"../../testdata/fixtures/lifecycle-protobuf": {
+			"podwatch watch --server URL --node node-a --watch-list=false --chunk-size 500 --content-type protobuf"},
 	} {
-		_, stderr := serveFixture(t, fixture, "--speed", "0")
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("serve %s: startup line %q lacks %q", fixture, stderr.String(), want)
+		url, stderr := serveFixture(t, fixture, "--speed", "0")
+		if err := stderr.WaitFor("to play it again.\n"); err != nil { // the last startup line
+			t.Fatal(err)
 		}
+		said := strings.ReplaceAll(stderr.String(), url, "URL")
+		for _, w := range want {
+			if !strings.Contains(said, "\n  "+w+"\n") {
+				t.Errorf("serve %s: startup lines lack %q:\n%s", fixture, w, said)
+			}
+		}
+		for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+			// A line to copy stays whole, however long.
+			if copied := strings.HasPrefix(line, "  podwatch watch ") || strings.HasPrefix(line, "  kubectl "); !copied && len(line) > 120 {
+				t.Errorf("serve %s: a line of %d columns: %q", fixture, len(line), line)
+			}
+		}
+	}
+}
+
+// printedWatch is the podwatch watch line serve printed, as arguments
+// after the program's name.
+func printedWatch(t *testing.T, said string) []string {
+	t.Helper()
+	for _, line := range strings.Split(said, "\n") {
+		if rest, ok := strings.CutPrefix(line, "  podwatch watch "); ok {
+			if strings.ContainsAny(rest, `'"\`) {
+				t.Fatalf("the printed line %q is quoted; this test splits words at spaces only", line)
+			}
+			return append([]string{"watch"}, strings.Fields(rest)...)
+		}
+	}
+	t.Fatalf("serve printed no podwatch watch line:\n%s", said)
+	return nil
+}
+
+// runUntil runs podwatch with args until stop, which waits for it to end
+// and returns its exit code; the test fails if it does not end in time.
+func runUntil(t *testing.T, args []string) (stdout, stderr *clitest.SyncBuffer, stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr = clitest.NewSyncBuffer(), clitest.NewSyncBuffer()
+	done := make(chan int, 1)
+	go func() { done <- testEnv(stdout, stderr).Run(ctx, args) }()
+	stopped := false
+	stop = func() int {
+		t.Helper()
+		cancel()
+		if stopped {
+			return 0
+		}
+		stopped = true
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(clitest.Wait):
+			t.Fatalf("podwatch %v did not stop within %s", args, clitest.Wait)
+			return 0
+		}
+	}
+	t.Cleanup(func() { stop() })
+	return stdout, stderr, stop
+}
+
+// waitLines waits until out holds n lines.
+func waitLines(t *testing.T, out *clitest.SyncBuffer, n int, what string) {
+	t.Helper()
+	deadline := time.After(clitest.Wait)
+	for strings.Count(out.String(), "\n") < n {
+		select {
+		case <-deadline:
+			t.Fatalf("%s: %d lines within %s, want %d:\n%s", what, strings.Count(out.String(), "\n"), clitest.Wait, n, out)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// lifecycleUpdates is what a client of a fresh replay of lifecycle prints:
+// every update the recording holds.
+func lifecycleUpdates(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "trace-lifecycle.stdout.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Finding 1 of issue 29, the wrong turn first: podwatch watch without
+// --node asks serve for the host's pods, is refused with a 400 that says
+// what to use, and retries; serve says once what it refused, and neither
+// starts its clock nor says the recording has been played. The right
+// client then (the line serve printed) sees every update the recording
+// holds, as against a fresh serve, and only then is the recording played.
+// At --speed 4 the recording lasts 2 s, and a recorded exchange is played
+// up to 2 s after its recorded end: the wrong client's four attempts (its
+// backoff makes them last about 5 s) outlast both, so that had they
+// started the clock, the right client would see only the final state.
+func TestServeKeepsItsRecordingForTheRightClient(t *testing.T) {
+	clitest.Isolate(t)
+	url, said := serveFixture(t, lifecycleFixture, "--speed", "4")
+	_, wrongErr, stopWrong := runUntil(t, []string{"watch", "--server", url})
+	const told = "this recording holds node node-a: use --node node-a"
+	deadline := time.After(clitest.Wait)
+	for strings.Count(wrongErr.String(), told) < 8 { // four attempts: a watch list and a list each
+		select {
+		case <-deadline:
+			t.Fatalf("the wrong client was not told %q four times within %s:\n%s", told, clitest.Wait, wrongErr)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	stopWrong()
+	if err := said.WaitFor("refused a client asking for the pods of node node-1 with a 400 that tells it:\n  " + told); err != nil {
+		t.Fatalf("%v:\n%s", err, said)
+	}
+	if n := strings.Count(said.String(), "refused a client"); n != 1 {
+		t.Errorf("serve told of the refusals %d times, want once:\n%s", n, said)
+	}
+	if strings.Contains(said.String(), "played") {
+		t.Fatalf("serve says the recording was played, though only the wrong client asked:\n%s", said)
+	}
+
+	want := lifecycleUpdates(t)
+	stdout, stderr, stop := runUntil(t, printedWatch(t, said.String()))
+	waitLines(t, stdout, strings.Count(want, "\n"), "the right client")
+	if err := said.WaitFor("the recording has been played to its end"); err != nil {
+		t.Fatalf("%v:\n%s", err, said)
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("the right client: exit %d; stderr:\n%s", code, stderr)
+	}
+	if diff := cmp.Diff(want, stdout.String()); diff != "" {
+		t.Fatalf("the right client after the wrong one (-want +got):\n%s\nstderr:\n%s", diff, stderr)
+	}
+}
+
+// serve --loop plays the recording again for a client that comes after its
+// end: the second client sees every update, as the first did, where
+// without --loop it would get only the final state.
+func TestServeLoopPlaysAgain(t *testing.T) {
+	clitest.Isolate(t)
+	_, said := serveFixture(t, lifecycleFixture, "--speed", "0", "--loop")
+	want := lifecycleUpdates(t)
+	for play := 1; play <= 2; play++ {
+		stdout, stderr, stop := runUntil(t, printedWatch(t, said.String()))
+		waitLines(t, stdout, strings.Count(want, "\n"), fmt.Sprintf("the client of play %d", play))
+		if err := said.WaitInOrder(slices.Repeat([]string{"the recording has been played to its end; the next client that lists plays it again"}, play)); err != nil {
+			t.Fatalf("play %d: %v:\n%s", play, err, said)
+		}
+		stop()
+		if diff := cmp.Diff(want, stdout.String()); diff != "" {
+			t.Fatalf("the client of play %d (-want +got):\n%s\nstderr:\n%s", play, diff, stderr)
+		}
+	}
+	if !strings.Contains(said.String(), "playing the recording again from its start (play 2)") {
+		t.Errorf("serve did not say it played the recording again:\n%s", said)
 	}
 }
 

@@ -29,6 +29,16 @@ func commandLine(c *Command) string {
 	return strings.Join(words, " ")
 }
 
+// ShellLine joins words into a command line a POSIX shell reads back as
+// those words: a line printed for a person to copy and run.
+func ShellLine(words ...string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = commandWord(w)
+	}
+	return strings.Join(quoted, " ")
+}
+
 // commandWord is one word of a command line: as it is when a shell reads
 // it back unchanged, quoted (by shellQuote) when not.
 func commandWord(s string) string {

@@ -46,7 +46,7 @@ func simulateCluster(ctx context.Context, addr string, seed uint64, faults *faul
 	log.Printf("podwatch: simulating a cluster (seed %d): pods created, bound, updated and deleted on node-a, node-b, node-c and unbound, a change every %s at most, older versions compacted away; on %s",
 		seed, simulateGap, fs.URL())
 	if fs.CA() != nil {
-		if err := writeCA(caOut, fs.CA(), log); err != nil {
+		if _, err := writeCA(caOut, fs.CA(), log); err != nil {
 			return err
 		}
 	}
