@@ -51,10 +51,10 @@ func (e Env) Run(ctx context.Context, args []string) int {
 		}
 		return base.ExitUsage
 	case errors.As(err, &se):
-		fmt.Fprintf(env.Stderr, "podwatch: %s\n", base.OneLine(err.Error()))
+		fmt.Fprintln(env.Stderr, base.Fold("podwatch: ", base.OneLine(err.Error()), env.StderrWidth()))
 		return se.ExitStatus()
 	default:
-		fmt.Fprintf(env.Stderr, "podwatch: %s\n", base.OneLine(err.Error()))
+		fmt.Fprintln(env.Stderr, base.Fold("podwatch: ", base.OneLine(err.Error()), env.StderrWidth()))
 		return base.ExitError
 	}
 }

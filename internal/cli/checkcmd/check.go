@@ -93,7 +93,7 @@ func Run(ctx context.Context, e base.Env, args []string) error {
 	case errors.As(err, &unknown):
 		return base.Usagef(c.Name, "--only: %v", err)
 	case errors.As(err, &leftover):
-		fmt.Fprintf(e.Stderr, "podwatch: warning: %s\n", base.OneLine(err.Error()))
+		fmt.Fprintln(e.Stderr, base.Fold("podwatch: ", "warning: "+base.OneLine(err.Error()), e.StderrWidth()))
 	case err != nil:
 		return err
 	}
