@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"math/rand/v2"
+	"net/url"
 	"sync"
 	"sync/atomic"
 
@@ -13,7 +14,6 @@ import (
 	"github.com/podwatch/podwatch/internal/podconfig/source"
 	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/internal/trace"
-	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
 )
@@ -33,6 +33,7 @@ type session struct {
 	flags   *Flags
 	plan    Plan
 	log     *base.Logger
+	host    *url.URL // the server's
 	out     *printer
 	lw      *cache.ListWatch[*api.Pod]
 	prog    *progress       // nil unless stderr is a terminal
@@ -131,7 +132,7 @@ func (s *session) reflectorOptions() cache.ReflectorOptions {
 		WatchListTimeout: s.flags.watchListTimeout,
 		PageSize:         s.plan.ChunkSize,
 		Observe:          s.observe,
-		GiveUp:           rest.NeedsConfigChange,
+		GiveUp:           givesUp,
 	}
 	if s.monitor != nil {
 		// A replay is reproducible: its jitter (watch timeouts, backoffs)
@@ -163,7 +164,7 @@ func (s *session) runEvents(srcCtx context.Context) {
 		s.observe(st)
 	}
 	if err := cache.NewReflector[*api.Pod](tee, store, opts).Run(srcCtx); err != nil {
-		s.fail(withRemedy(err))
+		s.fail(withRemedy(err, s.host))
 	}
 }
 
@@ -184,7 +185,7 @@ func (s *session) runUpdates(ctx, srcCtx context.Context) {
 	// which lets the update of the event in hand through.
 	start(podconfig.SourceAPI, func(_ context.Context, out chan<- podconfig.PodUpdate) {
 		if err := s.api.Run(ctx, out); err != nil {
-			s.fail(withRemedy(err))
+			s.fail(withRemedy(err, s.host))
 		}
 	})
 	if s.flags.Manifests != "" {
@@ -267,7 +268,7 @@ func (s *session) printUpdate(u podconfig.PodUpdate) {
 
 // report is told of what a source or the pod config dropped.
 func (s *session) report(src string, err error) {
-	s.log.Printf("podwatch: warning: %s source: %s", src, base.OneLine(err.Error()))
+	s.log.Warnf("%s source: %s", src, err)
 }
 
 // isChange reports the event types --max-events counts.
