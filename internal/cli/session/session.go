@@ -48,6 +48,7 @@ type session struct {
 
 	limited atomic.Bool // --max-events reached
 	events  atomic.Int64
+	retries retries // on the reflector's goroutine
 
 	mu    sync.Mutex
 	fatal error
@@ -278,7 +279,8 @@ func isChange(t watch.EventType) bool {
 
 // observe is the reflector's Observe hook, on the reflector's goroutine.
 func (s *session) observe(st cache.Step) {
-	s.prog.step(st)
+	s.retries.step(st)
+	s.prog.step(st, s.retries.failed)
 	if s.log.V(2) && (st.Kind != cache.StepResourceVersion || s.log.V(3)) {
 		s.log.Printf("reflector: %s", describeStep(st))
 	}
@@ -300,13 +302,15 @@ func (s *session) observe(st cache.Step) {
 		}
 	case cache.StepBackoff:
 		if !finished && !s.limited.Load() && !s.flags.Trace.TellsOnStderr() {
-			s.log.Printf("podwatch: warning: %s; retrying in %s", base.OneLine(st.Err.Error()), st.Wait.Round(1e6))
+			s.log.Warnf("%s", s.retries.backoff(st.Err, st.Wait))
 		}
 	case cache.StepFallbackList:
 		// A server without watch lists is no news; any other fallback is a
 		// failure the user should hear of, although the list may well cure it.
 		if st.Fallback != cache.FallbackUnsupported && !finished && !s.limited.Load() && !s.flags.Trace.TellsOnStderr() {
-			s.log.Printf("podwatch: warning: %s; listing instead", base.OneLine(st.Err.Error()))
+			if w := s.retries.fallback(st.Err); w != "" {
+				s.log.Warnf("%s", w)
+			}
 		}
 	}
 }

@@ -8,9 +8,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/fixture"
@@ -65,6 +67,47 @@ func TestGiveUp(t *testing.T) {
 		}
 		if got := withRemedy(tc.err, host).Error(); !strings.Contains(got, tc.remedy) {
 			t.Errorf("withRemedy(%v) = %q, want it to say %q", tc.err, got, tc.remedy)
+		}
+	}
+}
+
+// TestRetriesTellOnce: a failure is told in full once, and each later
+// attempt it fails only by its number and short cause, until a success
+// starts over; a failure of another cause is told in full.
+func TestRetriesTellOnce(t *testing.T) {
+	var r retries
+	refused := func(u string) error {
+		return &cache.PhaseError{Phase: cache.PhaseList, Name: "pods", Err: &url.Error{Op: "Get", URL: u,
+			Err: &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}}}
+	}
+	busy := rest.NewStatusError("GET http://h/api/v1/pods", 503, nil, nil)
+	type told struct {
+		step cache.Step
+		want string
+	}
+	for i, tc := range []told{
+		{cache.Step{Kind: cache.StepFallbackList, Err: refused("http://h/?timeoutSeconds=1")}, "watch-list"},
+		{cache.Step{Kind: cache.StepBackoff, Wait: time.Second, Err: refused("http://h/?limit=500")}, "attempt 1 failed: connection refused; retrying in 1s"},
+		{cache.Step{Kind: cache.StepFallbackList, Err: refused("http://h/?timeoutSeconds=2")}, ""},
+		{cache.Step{Kind: cache.StepBackoff, Wait: 2 * time.Second, Err: refused("http://h/?limit=500")}, "attempt 2 failed: connection refused; retrying in 2s"},
+		{cache.Step{Kind: cache.StepBackoff, Wait: 3 * time.Second, Err: busy}, "GET http://h/api/v1/pods: server answered 503: Service Unavailable; retrying in 3s"},
+		{cache.Step{Kind: cache.StepBackoff, Wait: 4 * time.Second, Err: busy}, "attempt 4 failed: server answered 503; retrying in 4s"},
+		{cache.Step{Kind: cache.StepReplace}, ""},
+		{cache.Step{Kind: cache.StepBackoff, Wait: time.Second, Err: refused("http://h/?watch=true")}, "list pods: Get \"http://h/?watch=true\": dial tcp: connect: connection refused; retrying in 1s"},
+	} {
+		r.step(tc.step)
+		var got string
+		switch tc.step.Kind {
+		case cache.StepFallbackList:
+			got = r.fallback(tc.step.Err)
+			if tc.want != "" && strings.HasSuffix(got, "; listing instead") {
+				got = tc.want
+			}
+		case cache.StepBackoff:
+			got = r.backoff(tc.step.Err, tc.step.Wait)
+		}
+		if got != tc.want {
+			t.Errorf("step %d (%s): got %q, want %q", i, tc.step.Kind, got, tc.want)
 		}
 	}
 }
