@@ -31,7 +31,9 @@ back, the frame at fault, and what the protocol requires) or not-applicable
   {"name":...,"result":"pass|fail|not-applicable","evidence":{...},...}
 The exit status is 0 when no check that applies fails, 1 when one does, or
 when the battery cannot start (a server that gives no answer at all is one
-error naming the request, not every check failing for the same reason).
+error naming the request, not every check failing for the same reason),
+and 130 when it is interrupted (Ctrl-C): the checks it did not finish say
+so.
 
 The checks only read, unless --write lets them create, change and delete
 throwaway pods (podwatch-check-*, in --namespace or default, bound to
@@ -46,8 +48,13 @@ func (e *checksFailed) Error() string {
 	return fmt.Sprintf("%d %s failed: %s", len(e.names), base.Plural(len(e.names), "check", "checks"), strings.Join(e.names, ", "))
 }
 
-// Run runs podwatch check with args, those after the command's name.
+// Run runs podwatch check with args, those after the command's name. Its
+// job is a verdict: interrupted, it ends with exit 130 (base.Verdict).
 func Run(ctx context.Context, e base.Env, args []string) error {
+	return base.Verdict(ctx, run(ctx, e, args))
+}
+
+func run(ctx context.Context, e base.Env, args []string) error {
 	c := base.NewCommand("check", checkUsage+"\nThe checks, in the order they run (for --only):\n"+wrapNames(check.Names(), 76))
 	var conn base.ConnFlags
 	conn.Register(c)
