@@ -125,7 +125,7 @@ func (p *progress) step(st cache.Step, failed int) {
 	case cache.StepBackoff:
 		// The attempt is over: what it listed is not carried into the next.
 		p.listing, p.watching, p.watch = false, false, nil
-		p.idle = fmt.Sprintf("podwatch: attempt %d failed; retrying in %s", failed, st.Wait.Round(time.Millisecond))
+		p.idle = fmt.Sprintf("podwatch: attempt %d failed (%s); retrying in %s", failed, shortCause(st.Err), st.Wait.Round(time.Millisecond))
 	case cache.StepWatchEnded, cache.StepRelist, cache.StepStopped:
 		p.watching, p.watch = false, nil
 		p.idle = idleLine(st)

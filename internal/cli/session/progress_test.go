@@ -144,7 +144,7 @@ func TestProgressAttempts(t *testing.T) {
 		}
 		answer(t, p, "https://h/api/v1/pods", http.StatusServiceUnavailable) // a refusal is no page
 		step(cache.Step{Kind: cache.StepBackoff, Wait: 1500 * time.Millisecond, Err: refused})
-		want = "podwatch: attempt " + string(rune('0'+attempt)) + " failed; retrying in 1.5s"
+		want = "podwatch: attempt " + string(rune('0'+attempt)) + " failed (connection refused); retrying in 1.5s"
 		if s := p.line(); s != want {
 			t.Fatalf("after attempt %d: got %q, want %q", attempt, s, want)
 		}

@@ -33,13 +33,14 @@ func (r *retries) step(st cache.Step) {
 }
 
 // backoff is the warning for a backoff step after the failure err, once
-// step has counted it.
-func (r *retries) backoff(err error, wait time.Duration) string {
+// step has counted it; again says it is only the count of a failure told
+// before.
+func (r *retries) backoff(err error, wait time.Duration) (warning string, again bool) {
 	then := "retrying in " + wait.Round(time.Millisecond).String()
 	if !r.tell(err) {
-		return fmt.Sprintf("attempt %d failed: %s; %s", r.failed, shortCause(err), then)
+		return fmt.Sprintf("attempt %d failed: %s; %s", r.failed, shortCause(err), then), true
 	}
-	return err.Error() + "; " + then
+	return err.Error() + "; " + then, false
 }
 
 // fallback is the warning for a watch list that failed with err, followed

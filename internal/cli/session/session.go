@@ -302,7 +302,10 @@ func (s *session) observe(st cache.Step) {
 		}
 	case cache.StepBackoff:
 		if !finished && !s.limited.Load() && !s.flags.Trace.TellsOnStderr() {
-			s.log.Warnf("%s", s.retries.backoff(st.Err, st.Wait))
+			// On a terminal the progress line counts the attempts.
+			if w, again := s.retries.backoff(st.Err, st.Wait); !again || s.prog == nil {
+				s.log.Warnf("%s", w)
+			}
 		}
 	case cache.StepFallbackList:
 		// A server without watch lists is no news; any other fallback is a

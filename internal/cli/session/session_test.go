@@ -104,7 +104,11 @@ func TestRetriesTellOnce(t *testing.T) {
 				got = tc.want
 			}
 		case cache.StepBackoff:
-			got = r.backoff(tc.step.Err, tc.step.Wait)
+			var again bool
+			got, again = r.backoff(tc.step.Err, tc.step.Wait)
+			if again != strings.HasPrefix(got, "attempt ") {
+				t.Errorf("step %d: %q told as a repeat: %t", i, got, again)
+			}
 		}
 		if got != tc.want {
 			t.Errorf("step %d (%s): got %q, want %q", i, tc.step.Kind, got, tc.want)
