@@ -12,7 +12,8 @@ import (
 )
 
 func main() {
-	// Ctrl-C and SIGTERM end the context: the command stops cleanly and exits 0.
+	// Ctrl-C and SIGTERM end the context: the command stops cleanly, and exits
+	// 0, or 130 for a verdict or report cut short (see cli.Main).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

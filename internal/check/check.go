@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -45,6 +46,9 @@ type Outcome struct {
 	Proves   string   `json:"proves"`
 	Since    string   `json:"since"`
 	After    []string `json:"depends_on,omitempty"`
+	// refused is the failure of the request that failed the check, for
+	// Options.Remedy.
+	refused error
 }
 
 // Options configure Run. Config is required; the rest have defaults.
@@ -78,6 +82,10 @@ type Options struct {
 	// Report, when set, is told each Outcome as soon as it is known, in
 	// battery order.
 	Report func(Outcome)
+	// Remedy, when set, is asked about the failure of each request that
+	// failed a check; what it answers (what the user could change, such
+	// as the scope a server says it serves) becomes the evidence's Remedy.
+	Remedy func(error) string
 }
 
 func (o Options) withDefaults() Options {
@@ -118,7 +126,8 @@ func Names() []string {
 // Run runs the battery (or Options.Only and what it builds on) against the
 // server and returns each check's Outcome in battery order. It returns
 // within Options.Timeout (plus the time to delete throwaway pods) whatever
-// the server does; a check cut short by it is not applicable, and says so.
+// the server does, and soon after ctx ends; a check cut short by either is
+// not applicable, and says which.
 // The error is for what stops the battery from starting (a bad Config, an
 // unknown name in Only, an *UnreachableError for a server that gives no
 // answer at all), or a *CleanupError beside the outcomes when
@@ -129,7 +138,7 @@ func Run(ctx context.Context, opts Options) (outs []Outcome, err error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, opts.Timeout, errTimedOut)
 	defer cancel()
 	e, err := newEnv(opts)
 	if err != nil {
@@ -212,7 +221,7 @@ func (e *env) verdict(ctx context.Context, c Check, done map[string]Outcome) Out
 		}
 	}
 	if ctx.Err() != nil {
-		return notApplicable("not run: the battery's --timeout of %s ran out first", e.opts.Timeout)
+		return notApplicable("not run: %s", e.stopped(ctx))
 	}
 	budget := e.checkTimeout()
 	if c.waits {
@@ -223,11 +232,27 @@ func (e *env) verdict(ctx context.Context, c Check, done map[string]Outcome) Out
 	o := c.run(cctx, e)
 	if o.Result != Pass && ctx.Err() != nil {
 		// Whatever it found, the check did not get to finish.
-		cut := notApplicable("cut short: the battery's --timeout of %s ran out (%s)", e.opts.Timeout, o.Evidence.Summary)
+		cut := notApplicable("cut short: %s (%s)", e.stopped(ctx), o.Evidence.Summary)
 		cut.Evidence.Exchanges = o.Evidence.Exchanges
 		return cut
 	}
+	if o.Result == Fail && o.refused != nil && e.opts.Remedy != nil {
+		o.Evidence.Remedy = e.opts.Remedy(o.refused)
+	}
 	return o
+}
+
+// errTimedOut is the cause of the battery's ctx ending at Options.Timeout,
+// told apart from its caller's ending it: a check that an interrupt stops
+// says so, not that time ran out.
+var errTimedOut = errors.New("the battery's timeout ran out")
+
+// stopped says why the battery's ctx, which has ended, ended.
+func (e *env) stopped(ctx context.Context) string {
+	if errors.Is(context.Cause(ctx), errTimedOut) {
+		return fmt.Sprintf("the battery's --timeout of %s ran out first", e.opts.Timeout)
+	}
+	return "interrupted"
 }
 
 // checkTimeout bounds one check: two watches to their end, and some.
@@ -286,5 +311,7 @@ func requestFailed(req, what string, err error, x ...*Exchange) Outcome {
 			return notApplicable("%s was refused: %d %s: %s", what, c, se.Status.Reason, se.Status.Message).with(x...)
 		}
 	}
-	return fail(req, what+" failed: "+err.Error(), x...)
+	o := fail(req, what+" failed: "+err.Error(), x...)
+	o.refused = err
+	return o
 }

@@ -13,10 +13,12 @@ import (
 )
 
 // Evidence is what a check saw: a sentence, what the protocol requires (on a
-// failure), and the exchanges behind it.
+// failure), what the user could change when a refusal says (Options.Remedy),
+// and the exchanges behind it.
 type Evidence struct {
 	Summary   string     `json:"summary"`
 	Requires  string     `json:"requires,omitempty"`
+	Remedy    string     `json:"remedy,omitempty"`
 	Exchanges []Exchange `json:"exchanges,omitempty"`
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -158,5 +159,68 @@ func TestUnreachableServerIsOneError(t *testing.T) {
 	}
 	if len(outs) != 0 || reported != 0 {
 		t.Errorf("%d outcomes returned, %d reported; want none", len(outs), reported)
+	}
+}
+
+// An interrupted battery (its caller's ctx ended) says of every check it
+// did not finish that it was interrupted, not that its --timeout ran out.
+func TestInterruptedBatterySaysSo(t *testing.T) {
+	asked := make(chan struct{})
+	var once sync.Once
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/version" {
+			w.Write([]byte(`{"gitVersion":"v1.37.2"}`))
+			return
+		}
+		once.Do(func() { close(asked) })
+		<-r.Context().Done()
+	}))
+	defer hs.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-asked:
+		case <-time.After(testWait):
+		}
+		cancel() // Ctrl-C, while the first check waits for its list
+	}()
+	outs, err := Run(ctx, Options{Config: rest.Config{Host: hs.URL}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(outs) != len(Names()) {
+		t.Fatalf("%d outcomes, want %d", len(outs), len(Names()))
+	}
+	for _, o := range outs {
+		s := o.Evidence.Summary
+		if o.Result == Pass || o.Result == Fail || strings.Contains(s, "--timeout") {
+			t.Errorf("%s: %s %q, want not applicable, and not because of the timeout", o.Name, o.Result, s)
+		}
+		if o.After == nil && !strings.Contains(s, "interrupted") {
+			t.Errorf("%s: %q, want it to say it was interrupted", o.Name, s)
+		}
+	}
+}
+
+// A check failed by a refused request carries what Options.Remedy says of
+// the refusal; a check that fails otherwise carries none.
+func TestRemedyOfARefusal(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/version" {
+			w.Write([]byte(`{"gitVersion":"v1.37.2"}`))
+			return
+		}
+		apiwire.BadRequest("no such scope").Write(w)
+	}))
+	defer hs.Close()
+	outs := runBattery(t, hs.URL, Options{Only: []string{"list-consistent"}, Remedy: func(err error) string {
+		if se, ok := rest.AsStatusError(err); ok && se.Status.Code == http.StatusBadRequest {
+			return "ask for another scope"
+		}
+		return ""
+	}})
+	if o := outs["list-consistent"]; o.Result != Fail || o.Evidence.Remedy != "ask for another scope" {
+		t.Fatalf("list-consistent: %s with remedy %q, want a failure with the remedy", o.Result, o.Evidence.Remedy)
 	}
 }

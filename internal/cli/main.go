@@ -25,8 +25,11 @@ type Env base.Env
 
 // Main runs the command line args (without the program name) with the real
 // process's environment and the given streams, and returns the exit status.
-// It returns once ctx ends (status 0: Ctrl-C is a normal way to stop a watch)
-// or the command is done; every goroutine it started has returned by then.
+// It returns once ctx ends or the command is done; every goroutine it
+// started has returned by then. An interrupt (ctx ending) is a normal way
+// to stop a long-running command (watch, record, serve, proxy), which then
+// exits 0; a verdict or a report it cuts short (check, diff) exits 130
+// (base.Verdict).
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return Env{Stdout: stdout, Stderr: stderr}.Run(ctx, args)
 }
@@ -51,10 +54,10 @@ func (e Env) Run(ctx context.Context, args []string) int {
 		}
 		return base.ExitUsage
 	case errors.As(err, &se):
-		fmt.Fprintf(env.Stderr, "podwatch: %s\n", base.OneLine(err.Error()))
+		fmt.Fprintln(env.Stderr, base.Fold("podwatch: ", base.OneLine(err.Error()), env.StderrWidth()))
 		return se.ExitStatus()
 	default:
-		fmt.Fprintf(env.Stderr, "podwatch: %s\n", base.OneLine(err.Error()))
+		fmt.Fprintln(env.Stderr, base.Fold("podwatch: ", base.OneLine(err.Error()), env.StderrWidth()))
 		return base.ExitError
 	}
 }

@@ -75,6 +75,11 @@ func wrapLine(head, text string, width int) []string {
 	return lines
 }
 
+// WrapLine is the text trace's layout (wrapLine) for podwatch's other lines
+// on stderr, its warnings and errors, so that they break where the trace's
+// lines break and never inside a word.
+func WrapLine(head, text string, width int) []string { return wrapLine(head, text, width) }
+
 // splitWord cuts w, longer than n columns, into a first piece of at most n
 // columns and the rest: after the best of breakAfter found in the second
 // half of those columns, else at n.

@@ -111,7 +111,7 @@ func (f *ConnFlags) RESTConfig(cmd string, e Env) (rest.Config, error) {
 	if err != nil {
 		return rest.Config{}, err
 	}
-	warnConnection(e.Stderr, cc, f.configuredUser)
+	warnConnection(e.Stderr, e.StderrWidth(), cc, f.configuredUser)
 	cfg.DisableHTTP2 = f.disableHTTP2
 	cfg.HTTP2ReadIdleTimeout, cfg.HTTP2PingTimeout = f.http2ReadIdle, f.http2Ping
 	if cfg.UserAgent == "" {
@@ -120,13 +120,13 @@ func (f *ConnFlags) RESTConfig(cmd string, e Env) (rest.Config, error) {
 	return cfg, nil
 }
 
-// warnConnection says on w, one line each, what the connection cc describes
+// warnConnection says on w, one line each (wrapped at width), what the connection cc describes
 // gives away or leaves out: a server whose certificate is not checked, or
 // credentials configured for a plain-http server (kubeconfig then sends none,
 // as kubectl does: they would travel in clear). configured gives the
 // credentials as configured, flags applied; it is asked only for a
 // plain-http server. It names the kind of credential, never its value.
-func warnConnection(w io.Writer, cc *kubeconfig.ClientConfig, configured func(*kubeconfig.ClientConfig) kubeconfig.User) {
+func warnConnection(w io.Writer, width int, cc *kubeconfig.ClientConfig, configured func(*kubeconfig.ClientConfig) kubeconfig.User) {
 	host := cc.Host
 	if !strings.Contains(host, "://") {
 		host = "https://" + host // as rest.NewClient reads it
@@ -138,7 +138,7 @@ func warnConnection(w io.Writer, cc *kubeconfig.ClientConfig, configured func(*k
 	server := u.Scheme + "://" + u.Host
 	if u.Scheme != "http" {
 		if cc.TLS.Insecure {
-			fmt.Fprintf(w, "podwatch: warning: TLS verification is off (insecure-skip-tls-verify): the certificate of %s is not checked, so anyone on the way can pose as it\n", server)
+			warn(w, width, "TLS verification is off (insecure-skip-tls-verify): the certificate of "+server+" is not checked, so anyone on the way can pose as it")
 		}
 		return
 	}
@@ -161,8 +161,14 @@ func warnConnection(w io.Writer, cc *kubeconfig.ClientConfig, configured func(*k
 		says = append(says, "the client certificate cannot be used without TLS")
 	}
 	if len(says) > 0 {
-		fmt.Fprintf(w, "podwatch: warning: %s is plain http, not https: %s\n", server, strings.Join(says, "; "))
+		warn(w, width, server+" is plain http, not https: "+strings.Join(says, "; "))
 	}
+}
+
+// warn writes a warning on w as Logger.Warnf does, for the warnings told
+// before a command has its logger.
+func warn(w io.Writer, width int, msg string) {
+	fmt.Fprintln(w, Fold("podwatch: ", "warning: "+msg, width))
 }
 
 // configuredUser is the kubeconfig user cc was resolved with, with the

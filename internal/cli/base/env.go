@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/podwatch/podwatch/internal/term"
 	"github.com/podwatch/podwatch/internal/timing"
+	"github.com/podwatch/podwatch/internal/trace"
 )
 
 // Exit statuses.
@@ -77,6 +79,32 @@ func (e Env) NodeName() (string, error) {
 		return "", fmt.Errorf("the hostname is empty: give --node or --all-nodes")
 	}
 	return h, nil
+}
+
+// StderrWidth is the width podwatch's lines on stderr (the text trace, its
+// warnings and errors) wrap at: the terminal's, else $COLUMNS (for a pipe or
+// a test that wants the lines to fit), else none (0): what a program reads
+// or a file keeps has one line per thing told. It is never under 40
+// columns, the narrowest the trace is laid out in.
+func (e Env) StderrWidth() int {
+	if e.StderrIsTerminal != nil && e.StderrIsTerminal() {
+		if fl, ok := e.Stderr.(*os.File); ok {
+			if w, ok := term.Width(fl); ok {
+				return max(w, minTraceWidth)
+			}
+		}
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return max(n, minTraceWidth)
+	}
+	return 0
+}
+
+// Fold lays out text, after head, in lines of at most width columns (0:
+// one line) broken at spaces as the text trace's are, and joins them with
+// newlines; a line on a terminal then never breaks inside a word.
+func Fold(head, text string, width int) string {
+	return strings.Join(trace.WrapLine(head, text, width), "\n")
 }
 
 // OneLine keeps an error to the one line the command promises.

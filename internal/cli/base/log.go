@@ -13,11 +13,25 @@ type Logger struct {
 	mu       sync.Mutex
 	w        io.Writer
 	level    int
+	width    int  // Warnf's, 0: no wrapping
 	progress bool // a progress line is drawn and not yet cleared
 }
 
 // NewLogger logs to w the messages of level (-v) and below.
 func NewLogger(w io.Writer, level int) *Logger { return &Logger{w: w, level: level} }
+
+// WrapAt has Warnf wrap its lines at width columns (0: never), as Fold
+// does; it returns l.
+func (l *Logger) WrapAt(width int) *Logger {
+	l.width = width
+	return l
+}
+
+// Warnf writes a warning, "podwatch: warning: " and the message on one
+// line, wrapped at the width WrapAt set.
+func (l *Logger) Warnf(format string, args ...any) {
+	l.Printf("%s", Fold("podwatch: ", "warning: "+OneLine(fmt.Sprintf(format, args...)), l.width))
+}
 
 // V reports whether messages of level n are shown.
 func (l *Logger) V(n int) bool { return l.level >= n }

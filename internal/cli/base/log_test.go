@@ -28,3 +28,50 @@ func TestStdoutClearsProgress(t *testing.T) {
 		t.Errorf("a line already cleared was cleared again: %q", stderr.String())
 	}
 }
+
+// TestWarnfWraps: a warning wider than the width it wraps at breaks
+// between words (a URL between its parameters), its continuations
+// indented under the text, and unwrapped it stays one line.
+func TestWarnfWraps(t *testing.T) {
+	const msg = "list pods: GET http://127.0.0.1:1/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-a&limit=500: dial tcp 127.0.0.1:1: connect: connection refused; retrying in 556ms"
+	out := clitest.NewSyncBuffer()
+	NewLogger(out, 0).WrapAt(60).Warnf("%s", msg)
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "podwatch: warning: list pods: ") {
+		t.Fatalf("got %q, want the warning on several lines", out.String())
+	}
+	full := "podwatch: warning: " + msg
+	url := strings.Fields(msg)[3] // the request's URL, the one word too long for a line
+	var joined string
+	for i, l := range lines {
+		if len(l) > 60 {
+			t.Errorf("line %d is %d columns, more than 60: %q", i+1, len(l), l)
+		}
+		if i == 0 {
+			joined = l
+			continue
+		}
+		if !strings.HasPrefix(l, strings.Repeat(" ", 12)) {
+			t.Errorf("line %d is not indented under the text: %q", i+1, l)
+		}
+		// A break is at a space, or inside the URL.
+		prev := strings.Fields(lines[i-1])
+		last, first := prev[len(prev)-1], strings.Fields(l)[0]
+		switch {
+		case strings.Contains(full, last+" "+first):
+			joined += " " + strings.TrimSpace(l)
+		case strings.Contains(url, last+first):
+			joined += strings.TrimSpace(l)
+		default:
+			t.Errorf("lines %d and %d break the word %q", i, i+1, last+first)
+		}
+	}
+	if joined != full {
+		t.Errorf("the lines do not hold the warning whole: got %q, want %q", joined, full)
+	}
+	out = clitest.NewSyncBuffer()
+	NewLogger(out, 0).Warnf("%s", msg)
+	if want := "podwatch: warning: " + msg + "\n"; out.String() != want {
+		t.Errorf("unwrapped: got %q, want %q", out.String(), want)
+	}
+}

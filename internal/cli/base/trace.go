@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/podwatch/podwatch/internal/term"
 	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/internal/trace"
 )
@@ -160,24 +159,12 @@ func (f *TraceFlags) sink(w interface{ Write([]byte) (int, error) }, color bool,
 const minTraceWidth = 40
 
 // stderrWidth is the width the text trace on stderr wraps at: --trace-width,
-// else the terminal's, else $COLUMNS (for a pipe or a test that wants the
-// lines to fit), else none: a trace read by a program or kept in a file
-// keeps one line per thing told.
+// else the width of stderr's own lines (Env.StderrWidth).
 func (f *TraceFlags) stderrWidth(e Env) int {
 	if f.widthGiven {
 		return f.width
 	}
-	if e.StderrIsTerminal() {
-		if fl, ok := e.Stderr.(*os.File); ok {
-			if w, ok := term.Width(fl); ok {
-				return max(w, minTraceWidth)
-			}
-		}
-	}
-	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
-		return max(n, minTraceWidth)
-	}
-	return 0
+	return e.StderrWidth()
 }
 
 // traceMode is --trace: a switch (--trace, --trace=false) that also takes

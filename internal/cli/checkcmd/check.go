@@ -6,11 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/podwatch/podwatch/internal/check"
 	"github.com/podwatch/podwatch/internal/cli/base"
+	"github.com/podwatch/podwatch/internal/fixture"
+	"github.com/podwatch/podwatch/rest"
 )
 
 const checkUsage = `Usage: podwatch check [connection flags] [--node N | --namespace NS] [--only NAME,...]
@@ -31,7 +35,10 @@ back, the frame at fault, and what the protocol requires) or not-applicable
   {"name":...,"result":"pass|fail|not-applicable","evidence":{...},...}
 The exit status is 0 when no check that applies fails, 1 when one does, or
 when the battery cannot start (a server that gives no answer at all is one
-error naming the request, not every check failing for the same reason).
+error naming the request, not every check failing for the same reason),
+and 130 when it is interrupted (Ctrl-C): the checks it did not finish say
+so. When a failure is a podwatch replay server's refusal of a scope its
+recording does not hold, the check says which flags ask for one it holds.
 
 The checks only read, unless --write lets them create, change and delete
 throwaway pods (podwatch-check-*, in --namespace or default, bound to
@@ -39,15 +46,25 @@ throwaway pods (podwatch-check-*, in --namespace or default, bound to
 No credential appears in the output.
 `
 
-// checksFailed is the error of a run in which a check failed: exit 1.
-type checksFailed struct{ names []string }
+// checksFailed is the error of a run in which a check failed: exit 1. It
+// ends with the remedies the failures carried, each once.
+type checksFailed struct{ names, remedies []string }
 
 func (e *checksFailed) Error() string {
-	return fmt.Sprintf("%d %s failed: %s", len(e.names), base.Plural(len(e.names), "check", "checks"), strings.Join(e.names, ", "))
+	s := fmt.Sprintf("%d %s failed: %s", len(e.names), base.Plural(len(e.names), "check", "checks"), strings.Join(e.names, ", "))
+	for _, r := range e.remedies {
+		s += "; " + r
+	}
+	return s
 }
 
-// Run runs podwatch check with args, those after the command's name.
+// Run runs podwatch check with args, those after the command's name. Its
+// job is a verdict: interrupted, it ends with exit 130 (base.Verdict).
 func Run(ctx context.Context, e base.Env, args []string) error {
+	return base.Verdict(ctx, run(ctx, e, args))
+}
+
+func run(ctx context.Context, e base.Env, args []string) error {
 	c := base.NewCommand("check", checkUsage+"\nThe checks, in the order they run (for --only):\n"+wrapNames(check.Names(), 76))
 	var conn base.ConnFlags
 	conn.Register(c)
@@ -83,17 +100,24 @@ func Run(ctx context.Context, e base.Env, args []string) error {
 		return err
 	}
 	p := checkPrinter{w: e.Stdout, json: output.JSON()}
+	var host *url.URL // for the remedies, which may name it
+	if client, err := rest.NewClient(cfg); err == nil {
+		host = client.Host()
+	}
 	outs, err := check.Run(ctx, check.Options{
 		Config: cfg, Node: *node, Namespace: *ns, Only: names, Timeout: *timeout,
-		Write: *write, WatchSeconds: *watchSecs, Report: p.print,
+		Write: *write, WatchSeconds: *watchSecs, Report: p.print, Remedy: scopeRemedy,
 	})
 	var unknown *check.UnknownCheckError
 	var leftover *check.CleanupError
+	var unreachable *check.UnreachableError
 	switch {
 	case errors.As(err, &unknown):
 		return base.Usagef(c.Name, "--only: %v", err)
 	case errors.As(err, &leftover):
-		fmt.Fprintf(e.Stderr, "podwatch: warning: %s\n", base.OneLine(err.Error()))
+		fmt.Fprintln(e.Stderr, base.Fold("podwatch: ", "warning: "+base.OneLine(err.Error()), e.StderrWidth()))
+	case errors.As(err, &unreachable):
+		return base.WithConnRemedy(err, host)
 	case err != nil:
 		return err
 	}
@@ -101,16 +125,61 @@ func Run(ctx context.Context, e base.Env, args []string) error {
 		return p.err
 	}
 	fmt.Fprintln(e.Stderr, tally(outs))
-	var failed []string
+	var failed checksFailed
 	for _, o := range outs {
-		if o.Result == check.Fail {
-			failed = append(failed, o.Name)
+		if o.Result != check.Fail {
+			continue
+		}
+		failed.names = append(failed.names, o.Name)
+		if r := o.Evidence.Remedy; r != "" && !slices.Contains(failed.remedies, r) {
+			failed.remedies = append(failed.remedies, r)
 		}
 	}
-	if len(failed) > 0 {
-		return &checksFailed{names: failed}
+	if len(failed.names) > 0 {
+		return &failed
 	}
 	return nil
+}
+
+// scopeRemedy is the check's Options.Remedy: when a podwatch replay server
+// refused a request for a scope its recording does not hold, which scope
+// it holds and the flags of check that ask for it.
+func scopeRemedy(err error) string {
+	scopes := fixture.RecordedScopes(err)
+	if scopes == nil {
+		return ""
+	}
+	what := make([]string, len(scopes))
+	var use []string
+	for i, sc := range scopes {
+		what[i] = sc.String()
+		if f := checkFlags(sc); f != "" {
+			use = append(use, f)
+		}
+	}
+	s := "the server's recording holds only the pods of " + strings.Join(what, " or ")
+	if len(use) == 0 {
+		return s + ", which no flag of check asks for"
+	}
+	return s + ": use " + strings.Join(use, " or ")
+}
+
+// checkFlags are the flags of check that ask for the pods of sc, "" when
+// none do: check reads one node's pods or one namespace's, with no other
+// selector.
+func checkFlags(sc fixture.Scope) string {
+	node, ok := sc.Node()
+	switch {
+	case sc.LabelSelector != "":
+		return ""
+	case ok && sc.FieldSelector == "spec.nodeName="+node && sc.Namespace == "":
+		return "--node " + node
+	case sc.FieldSelector == "" && sc.Namespace != "":
+		return "--namespace " + sc.Namespace
+	case sc.FieldSelector == "" && sc.Namespace == "":
+		return "neither --node nor --namespace"
+	}
+	return ""
 }
 
 // checkPrinter prints each outcome as it comes.
@@ -140,6 +209,9 @@ func (p *checkPrinter) print(o check.Outcome) {
 // for a failure also what is required and the exchanges.
 func checkLine(o check.Outcome) string {
 	s := o.Evidence.Summary
+	if o.Evidence.Remedy != "" {
+		s += " | remedy: " + o.Evidence.Remedy
+	}
 	if o.Result == check.Fail {
 		s += " | requires: " + o.Evidence.Requires
 		for i := range o.Evidence.Exchanges {

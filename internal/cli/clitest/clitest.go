@@ -101,9 +101,11 @@ func (b *SyncBuffer) WaitInOrder(subs []string) error {
 	return nil
 }
 
-// Isolate keeps the user's kubeconfig out of the tests.
+// Isolate keeps the user's kubeconfig and terminal width out of the tests.
 func Isolate(t *testing.T) {
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-such-kubeconfig"))
+	// The terminal the tests run from must not wrap what they read.
+	t.Setenv("COLUMNS", "")
 }
 
 // ClientPair writes a client certificate and its key to dir and returns their

@@ -23,7 +23,8 @@ own run's object and pushed versions, so two recordings of one scenario on
 two clusters line up; --rv exact compares them as they are.
 
 The exit status is 0 when the runs are equivalent (the same items in the
-same order), 1 when they differ, 2 when an input cannot be read.
+same order), 1 when they differ, 2 when an input cannot be read, 130 when
+it is interrupted (Ctrl-C) before it is done.
 `
 
 // runsDiffer ends a diff whose runs differ: exit 1.
@@ -40,8 +41,13 @@ func (e *unreadableRun) Error() string   { return "diff: " + e.err.Error() }
 func (e *unreadableRun) Unwrap() error   { return e.err }
 func (e *unreadableRun) ExitStatus() int { return base.ExitUsage }
 
-// Run runs podwatch diff with args, those after the command's name.
-func Run(_ context.Context, e base.Env, args []string) error {
+// Run runs podwatch diff with args, those after the command's name. Its
+// job is a report: interrupted, it ends with exit 130 (base.Verdict).
+func Run(ctx context.Context, e base.Env, args []string) error {
+	return base.Verdict(ctx, run(e, args))
+}
+
+func run(e base.Env, args []string) error {
 	c := base.NewCommand("diff", diffUsage)
 	rv := c.Flags.String("rv", string(rundiff.RVRank), "compare resourceVersions by `rank` or exact")
 	pos, err := c.Parse(e.Stdout, args)

@@ -93,7 +93,9 @@ func Run(ctx context.Context, e base.Env, args []string) error {
 		p.summary(sum)
 	}
 	if err != nil {
-		return err
+		// Its watch gives up on what the connection flags must fix, as
+		// watch's does: say what.
+		return base.WithConnRemedy(err, client.Host())
 	}
 	return p.err
 }

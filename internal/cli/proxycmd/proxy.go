@@ -92,7 +92,7 @@ func Run(ctx context.Context, e base.Env, args []string) error {
 	if err := f.check(c); err != nil {
 		return err
 	}
-	log := base.NewLogger(e.Stderr, f.verbosity)
+	log := base.NewLogger(e.Stderr, f.verbosity).WrapAt(e.StderrWidth())
 	if err := checkListen(c, f.listen, f.acceptRemote, log); err != nil {
 		return err
 	}
@@ -268,7 +268,7 @@ func checkListen(c *base.Command, addr string, acceptRemote bool, log *base.Logg
 	if !acceptRemote {
 		return base.Usagef(c.Name, "--listen %q is not a loopback address: anyone reaching it would act with your credentials (add --accept-remote to allow it)", addr)
 	}
-	log.Printf("podwatch: warning: --listen %s accepts clients from other hosts, and each acts with your credentials", addr)
+	log.Warnf("--listen %s accepts clients from other hosts, and each acts with your credentials", addr)
 	return nil
 }
 

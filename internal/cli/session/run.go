@@ -38,7 +38,7 @@ type Extras struct {
 // it started has returned by then, and the trace is closed.
 func Run(ctx context.Context, e base.Env, f *Flags, p Plan, cfg rest.Config, x Extras) (err error) {
 	cfg.ContentType = f.restContentType()
-	log := base.NewLogger(e.Stderr, f.Verbosity)
+	log := base.NewLogger(e.Stderr, f.Verbosity).WrapAt(e.StderrWidth())
 	if x.Clock != nil {
 		f.Trace.Clock = x.Clock.Now // the trace's timestamps: the replay's time
 		// Its stall check too, so that at speed 0 a silence is judged when
@@ -77,7 +77,7 @@ func Run(ctx context.Context, e base.Env, f *Flags, p Plan, cfg rest.Config, x E
 		tr.Begin(client.Host().Redacted(), p.Describe())
 	}
 	s := &session{
-		env: e, flags: f, plan: p, log: log, prog: prog, monitor: x.Monitor, trace: in, clock: x.Clock,
+		env: e, flags: f, plan: p, log: log, host: client.Host(), prog: prog, monitor: x.Monitor, trace: in, clock: x.Clock,
 		out: newPrinter(e.Stdout, f.output), closing: &closingSteps{Instrument: in},
 	}
 	if prog != nil {

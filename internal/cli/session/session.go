@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"math/rand/v2"
+	"net/url"
 	"sync"
 	"sync/atomic"
 
@@ -13,7 +14,6 @@ import (
 	"github.com/podwatch/podwatch/internal/podconfig/source"
 	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/internal/trace"
-	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
 )
@@ -33,6 +33,7 @@ type session struct {
 	flags   *Flags
 	plan    Plan
 	log     *base.Logger
+	host    *url.URL // the server's
 	out     *printer
 	lw      *cache.ListWatch[*api.Pod]
 	prog    *progress       // nil unless stderr is a terminal
@@ -47,6 +48,7 @@ type session struct {
 
 	limited atomic.Bool // --max-events reached
 	events  atomic.Int64
+	retries retries // on the reflector's goroutine
 
 	mu    sync.Mutex
 	fatal error
@@ -131,7 +133,7 @@ func (s *session) reflectorOptions() cache.ReflectorOptions {
 		WatchListTimeout: s.flags.watchListTimeout,
 		PageSize:         s.plan.ChunkSize,
 		Observe:          s.observe,
-		GiveUp:           rest.NeedsConfigChange,
+		GiveUp:           givesUp,
 	}
 	if s.monitor != nil {
 		// A replay is reproducible: its jitter (watch timeouts, backoffs)
@@ -163,7 +165,7 @@ func (s *session) runEvents(srcCtx context.Context) {
 		s.observe(st)
 	}
 	if err := cache.NewReflector[*api.Pod](tee, store, opts).Run(srcCtx); err != nil {
-		s.fail(withRemedy(err))
+		s.fail(withRemedy(err, s.host))
 	}
 }
 
@@ -184,7 +186,7 @@ func (s *session) runUpdates(ctx, srcCtx context.Context) {
 	// which lets the update of the event in hand through.
 	start(podconfig.SourceAPI, func(_ context.Context, out chan<- podconfig.PodUpdate) {
 		if err := s.api.Run(ctx, out); err != nil {
-			s.fail(withRemedy(err))
+			s.fail(withRemedy(err, s.host))
 		}
 	})
 	if s.flags.Manifests != "" {
@@ -267,7 +269,7 @@ func (s *session) printUpdate(u podconfig.PodUpdate) {
 
 // report is told of what a source or the pod config dropped.
 func (s *session) report(src string, err error) {
-	s.log.Printf("podwatch: warning: %s source: %s", src, base.OneLine(err.Error()))
+	s.log.Warnf("%s source: %s", src, err)
 }
 
 // isChange reports the event types --max-events counts.
@@ -277,7 +279,8 @@ func isChange(t watch.EventType) bool {
 
 // observe is the reflector's Observe hook, on the reflector's goroutine.
 func (s *session) observe(st cache.Step) {
-	s.prog.step(st)
+	s.retries.step(st)
+	s.prog.step(st, s.retries.failed)
 	if s.log.V(2) && (st.Kind != cache.StepResourceVersion || s.log.V(3)) {
 		s.log.Printf("reflector: %s", describeStep(st))
 	}
@@ -299,13 +302,18 @@ func (s *session) observe(st cache.Step) {
 		}
 	case cache.StepBackoff:
 		if !finished && !s.limited.Load() && !s.flags.Trace.TellsOnStderr() {
-			s.log.Printf("podwatch: warning: %s; retrying in %s", base.OneLine(st.Err.Error()), st.Wait.Round(1e6))
+			// On a terminal the progress line counts the attempts.
+			if w, again := s.retries.backoff(st.Err, st.Wait); !again || s.prog == nil {
+				s.log.Warnf("%s", w)
+			}
 		}
 	case cache.StepFallbackList:
 		// A server without watch lists is no news; any other fallback is a
 		// failure the user should hear of, although the list may well cure it.
 		if st.Fallback != cache.FallbackUnsupported && !finished && !s.limited.Load() && !s.flags.Trace.TellsOnStderr() {
-			s.log.Printf("podwatch: warning: %s; listing instead", base.OneLine(st.Err.Error()))
+			if w := s.retries.fallback(st.Err); w != "" {
+				s.log.Warnf("%s", w)
+			}
 		}
 	}
 }
