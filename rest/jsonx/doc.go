@@ -31,6 +31,11 @@
 // Encode runs a WriteJSON method for MarshalJSON. Writing an object allocates
 // nothing once the Writer's buffer has grown.
 //
+// AppendQuote is podwatch's one JSON string escaper: the Writer, the protobuf
+// and CBOR transcoders and podwatch's servers write every string with it,
+// byte for byte as encoding/json (and so the apiserver) writes it: <, > and &
+// escaped, U+2028 and U+2029 escaped, invalid UTF-8 as \ufffd.
+//
 // The package promises its exported API, not its encoding engine: output is
 // compact JSON with members in the order written, and nothing of the engine
 // shows through.

@@ -37,7 +37,7 @@ func TestExtraHoldsEncodedRuns(t *testing.T) {
 		o.Extra(e)
 		o.End()
 	}))
-	if want := "{\"a\":1,\"\xff\\u0000encoded:0\":2,\"bb\":2,\"ccc\":3}"; got != want {
+	if want := "{\"a\":1,\"\\ufffd\\u0000encoded:0\":2,\"bb\":2,\"ccc\":3}"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	if e[1].Name != upper.mark {
