@@ -1,8 +1,9 @@
 package jsonx
 
-// AppendString reads a string value and appends its unescaped bytes to dst,
-// for a reader that copies strings into a buffer of its own (the protobuf
-// encoder) and so needs neither a Go string nor an allocation.
+// AppendString reads a string value and appends its text, decoded as String
+// decodes it, to dst, for a reader that copies strings into a buffer of its
+// own (the protobuf encoder) and so needs neither a Go string nor an
+// allocation.
 func (r *Reader) AppendString(dst []byte) []byte {
 	if r.peek() != '"' {
 		r.expect('"', "a string")
@@ -12,7 +13,7 @@ func (r *Reader) AppendString(dst []byte) []byte {
 	if r.err != nil {
 		return dst
 	}
-	if !escaped {
+	if isText(raw, escaped) {
 		return append(dst, raw...)
 	}
 	return unescape(dst, raw)

@@ -15,6 +15,13 @@
 // own malformed input as a *SyntaxError has it moved to the stream's offsets by
 // the list and watch decoders.
 //
+// Strings and member names are decoded as encoding/json decodes them:
+// escapes resolved, and a lone surrogate escape and each byte that is not part
+// of valid UTF-8 read as U+FFFD. protowire's Reader and the CBOR transcoding
+// decode alike, so a string read does not depend on the format it came in.
+// What a Reader passes over rather than decodes (Raw, and so Extra's values)
+// is the input's bytes, invalid UTF-8 included, written back as it came.
+//
 // Extra keeps the members of an object that a type does not model, verbatim,
 // and writes them back, so decoding and encoding again loses nothing; Objects
 // does the same for an array of objects kept member by member. Kept values are

@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"time"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -21,6 +22,9 @@ func ReadStringMap(r *Reader) map[string]string {
 		raw, _ := r.rawString()
 		n++
 		size += len(k) + len(raw) // an escaped value is longer than its text
+		if !utf8.Valid(raw) {
+			size += 2 * len(raw) // U+FFFD, three bytes, for each bad one
+		}
 	})
 	if r.err != nil {
 		return nil

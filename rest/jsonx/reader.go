@@ -230,27 +230,35 @@ func (r *Reader) enter() bool {
 	return true
 }
 
-// key reads an object key; the result aliases the input or scratch space.
+// key reads an object key, decoded as String decodes a value; the result
+// aliases the input or scratch space.
 func (r *Reader) key() []byte {
 	raw, escaped := r.stringBody()
-	if !escaped || r.err != nil {
+	if r.err != nil || isText(raw, escaped) {
 		return raw
 	}
 	r.scratch = unescape(r.scratch[:0], raw)
 	return r.scratch
 }
 
-// String reads a string value.
+// String reads a string value, decoded as encoding/json decodes one: escapes
+// resolved (a lone surrogate escape as U+FFFD) and each byte that is not
+// part of valid UTF-8 replaced by U+FFFD, so that a string read here is the
+// one encoding/json, protowire's Reader and the CBOR path give.
 func (r *Reader) String() string {
 	raw, escaped := r.rawString()
 	if r.err != nil {
 		return ""
 	}
-	if !escaped {
+	if isText(raw, escaped) {
 		return string(raw)
 	}
 	return string(unescape(nil, raw))
 }
+
+// isText reports whether the body of a string, raw, is its text as it is:
+// it holds no escape and is valid UTF-8. Otherwise unescape makes the text.
+func isText(raw []byte, escaped bool) bool { return !escaped && utf8.Valid(raw) }
 
 // rawString reads a string value and returns the bytes between its quotes,
 // a subslice of the input, and whether they hold escapes.
@@ -335,10 +343,22 @@ func isHex4(b []byte) bool {
 	return true
 }
 
-// unescape appends the unescaped form of a validated string body to dst.
+// unescape appends the text of a validated string body to dst: escapes
+// resolved, and each byte that is not part of valid UTF-8 replaced by U+FFFD,
+// as encoding/json does.
 func unescape(dst, s []byte) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			} else {
+				dst = append(dst, s[i:i+size]...)
+			}
+			i += size - 1
+			continue
+		}
 		if c != '\\' {
 			dst = append(dst, c)
 			continue
@@ -457,7 +477,9 @@ func (r *Reader) number() []byte {
 // Skip consumes the next value, checking that it is well-formed.
 func (r *Reader) Skip() { r.skipValue() }
 
-// Raw consumes the next value and returns its bytes, a subslice of the input.
+// Raw consumes the next value and returns its bytes, a subslice of the
+// input: checked, not decoded, so a string in it holds what was sent,
+// invalid UTF-8 included.
 func (r *Reader) Raw() []byte {
 	r.peek()
 	start := r.pos
