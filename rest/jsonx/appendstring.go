@@ -9,11 +9,11 @@ func (r *Reader) AppendString(dst []byte) []byte {
 		r.expect('"', "a string")
 		return dst
 	}
-	raw, escaped := r.stringBody()
+	raw, text := r.stringBody()
 	if r.err != nil {
 		return dst
 	}
-	if isText(raw, escaped) {
+	if text {
 		return append(dst, raw...)
 	}
 	return unescape(dst, raw)

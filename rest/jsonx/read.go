@@ -70,11 +70,11 @@ func ReadTime(r *Reader) time.Time {
 	if r.Null() {
 		return time.Time{}
 	}
-	raw, escaped := r.rawString()
+	raw, text := r.rawString()
 	if r.Err() != nil {
 		return time.Time{}
 	}
-	if escaped {
+	if !text {
 		raw = unescape(nil, raw)
 	}
 	// The text is parsed in place: time.Parse keeps nothing of it, and the
