@@ -39,12 +39,17 @@ func appendQuote(dst, s []byte) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; ; {
-		// The run to copy: its first bytes one by one, since text that has
-		// one byte to escape often has more close by; then a word at a
-		// time, and the bytes after the last whole word one by one (at once
-		// done after a word's stop).
-		for n := min(i+8, len(s)); i < n && htmlSafe[s[i]]; {
-			i++
+		// The run to copy: a word at a time, and the bytes after the last
+		// whole word one by one (at once done after a word's stop). Right
+		// after an escape, the first bytes go one by one: text that has one
+		// byte to escape often has more close by.
+		if i > 0 {
+			for _, c := range s[i:min(i+8, len(s))] {
+				if !htmlSafe[c] {
+					break
+				}
+				i++
+			}
 		}
 		if i < len(s) && htmlSafe[s[i]] {
 			for ; i+8 <= len(s); i += 8 {
@@ -53,7 +58,10 @@ func appendQuote(dst, s []byte) []byte {
 					break
 				}
 			}
-			for i < len(s) && htmlSafe[s[i]] {
+			for _, c := range s[i:] {
+				if !htmlSafe[c] {
+					break
+				}
 				i++
 			}
 		}
