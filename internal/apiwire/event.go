@@ -1,6 +1,6 @@
 package apiwire
 
-import "strconv"
+import "github.com/podwatch/podwatch/rest/jsonx"
 
 // Watch event types, as the apiserver spells them.
 const (
@@ -30,9 +30,8 @@ func AppendEvent(dst []byte, typ string, obj []byte) []byte {
 // AppendEventHead appends what comes before an event's object, for a server
 // that writes the object into the same buffer next and then EventTail.
 func AppendEventHead(dst []byte, typ string) []byte {
-	dst = append(dst, `{"type":"`...)
-	dst = append(dst, typ...)
-	return append(dst, `","object":`...)
+	dst = jsonx.AppendQuote(append(dst, `{"type":`...), typ)
+	return append(dst, `,"object":`...)
 }
 
 // EventTail closes the event line AppendEventHead opened.
@@ -48,7 +47,7 @@ func ErrorEvent(st Status) []byte { return Event(Error, st.JSON()) }
 // writes beside it.
 func PodBookmark(rv string, initialEnd bool) []byte {
 	b := []byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":`)
-	b = strconv.AppendQuote(b, rv)
+	b = jsonx.AppendQuote(b, rv)
 	if initialEnd {
 		b = append(b, `,"annotations":{"`+InitialEventsEnd+`":"true"}`...)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
 // ThrowawayPrefix starts the name of every pod a run with Options.Write
@@ -56,7 +57,7 @@ func (t *throwaway) create(ctx context.Context) (*api.Pod, *Exchange, error) {
 	t.mu.Unlock()
 	spec := `{"containers":[{"name":"main","image":"` + throwawayImage + `"}],"automountServiceAccountToken":false`
 	if t.e.opts.Node != "" {
-		spec += `,"nodeName":` + strconv.Quote(t.e.opts.Node)
+		spec += `,"nodeName":` + string(jsonx.AppendQuote(nil, t.e.opts.Node))
 	}
 	body := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `","labels":{"podwatch-check":"` + t.run + `"}},"spec":` + spec + `}}`
 	x := &Exchange{}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
 // canaryImage is never pulled: a kubelet given the canary only fails to
@@ -74,7 +74,8 @@ func (c *canary) ensure(ctx context.Context) error {
 // patch writes value into the canary's annotation and returns its new
 // resourceVersion.
 func (c *canary) patch(ctx context.Context, value string) (string, error) {
-	body := []byte(`{"metadata":{"annotations":{` + strconv.Quote(Annotation) + `:` + strconv.Quote(value) + `}}}`)
+	body := jsonx.AppendQuote([]byte(`{"metadata":{"annotations":{`), Annotation)
+	body = append(jsonx.AppendQuote(append(body, ':'), value), `}}}`...)
 	b, err := c.pods().Name(c.opts.Canary).MergePatch(body).Do(ctx)
 	if err != nil {
 		return "", step("patch", c.opts.Namespace, c.what(), err)

@@ -182,3 +182,32 @@ func TestAppendEventStringSizes(t *testing.T) {
 		}
 	}
 }
+
+// Strings, byte or text, keys or values, are written as encoding/json writes
+// a Go string of their bytes, on the strings JSON writers part ways on.
+func TestTranscodeStringsAsEncodingJSON(t *testing.T) {
+	// str is a CBOR string of major type major (2 bytes, 3 text) holding s.
+	str := func(major byte, s string) []byte {
+		if len(s) >= 24 {
+			t.Fatalf("%q is too long for a one-byte head", s)
+		}
+		return append([]byte{major<<5 | byte(len(s))}, s...)
+	}
+	for _, s := range []string{"a<b>&c", "\u2028", "\u2029", "\xff", "a\xe2\x80", "\x00\x1f\t", "\x7f", `"q"\`, "é☃"} {
+		want, err := json.Marshal(map[string]string{s: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, major := range []byte{2, 3} {
+			item := append(append([]byte{0xa1}, str(major, s)...), str(major, s)...)
+			var tc cborwire.Transcoder
+			got, err := tc.JSON(item, 0)
+			if err != nil {
+				t.Fatalf("transcode %q: %v", s, err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("major type %d %q: got %s, encoding/json writes %s", major, s, got, want)
+			}
+		}
+	}
+}

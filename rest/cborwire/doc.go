@@ -26,8 +26,10 @@
 //     also names application/json gets JSON.
 //
 // Transcoder turns an item into the JSON the apiserver would have sent, so
-// that the rest of podwatch reads CBOR as it reads JSON; EncodeJSON and
-// EncodeEvent write JSON back as CBOR items, for podwatch's servers. The
+// that the rest of podwatch reads CBOR as it reads JSON, strings included:
+// written by jsonx.AppendQuote, invalid UTF-8 as \ufffd, and so read as
+// U+FFFD. EncodeJSON and EncodeEvent write JSON back as CBOR items, for
+// podwatch's servers. The
 // framer that splits a watch body into items is internal/stream's
 // Reader.NextCBOR, on the one buffered reader every format shares.
 package cborwire

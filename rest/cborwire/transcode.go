@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
 // Tag numbers the apiserver's items may carry.
@@ -54,6 +54,11 @@ type member struct{ start, end int }
 // through; floats are written as encoding/json writes them. Anything else
 // (another tag, undefined, NaN, bytes after the item) is a *SyntaxError at
 // its stream offset, and JSON over Limit a *TooLargeError.
+//
+// A string's bytes are not checked to be UTF-8 (a byte string need not be):
+// jsonx.AppendQuote writes them as encoding/json writes a Go string holding
+// them, each byte that is not part of valid UTF-8 as \ufffd, which a JSON
+// reader then reads as U+FFFD, as it would from the apiserver's JSON.
 func (t *Transcoder) JSON(item []byte, off int64) ([]byte, error) {
 	t.buf, t.base = t.buf[:0], off
 	end, err := t.value(item, 0, 0)
@@ -115,7 +120,7 @@ func (t *Transcoder) value(v []byte, p, depth int) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		t.buf = protowire.AppendJSONString(t.buf, v[p+h.Size:end])
+		t.buf = jsonx.AppendQuote(t.buf, v[p+h.Size:end])
 		return end, t.checkSize()
 	case MajorArray:
 		return t.array(v, p, h, depth)
@@ -235,7 +240,7 @@ func (t *Transcoder) key(v []byte, p int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	t.buf = protowire.AppendJSONString(t.buf, v[p+h.Size:end])
+	t.buf = jsonx.AppendQuote(t.buf, v[p+h.Size:end])
 	return end, nil
 }
 
@@ -273,7 +278,7 @@ func (t *Transcoder) tagged(v []byte, p int, h Head, depth int) (int, error) {
 	default:
 		text = hex.AppendEncode(nil, raw)
 	}
-	t.buf = protowire.AppendJSONString(t.buf, text)
+	t.buf = jsonx.AppendQuote(t.buf, text)
 	return end, t.checkSize()
 }
 

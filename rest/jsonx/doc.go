@@ -15,6 +15,13 @@
 // own malformed input as a *SyntaxError has it moved to the stream's offsets by
 // the list and watch decoders.
 //
+// Strings and member names are decoded as encoding/json decodes them:
+// escapes resolved, and a lone surrogate escape and each byte that is not part
+// of valid UTF-8 read as U+FFFD. protowire's Reader and the CBOR transcoding
+// decode alike, so a string read does not depend on the format it came in.
+// What a Reader passes over rather than decodes (Raw, and so Extra's values)
+// is the input's bytes, invalid UTF-8 included, written back as it came.
+//
 // Extra keeps the members of an object that a type does not model, verbatim,
 // and writes them back, so decoding and encoding again loses nothing; Objects
 // does the same for an array of objects kept member by member. Kept values are
@@ -30,6 +37,11 @@
 // ObjectWriter writes an object's members with the API's omitempty rules, and
 // Encode runs a WriteJSON method for MarshalJSON. Writing an object allocates
 // nothing once the Writer's buffer has grown.
+//
+// AppendQuote is podwatch's one JSON string escaper: the Writer, the protobuf
+// and CBOR transcoders and podwatch's servers write every string with it,
+// byte for byte as encoding/json (and so the apiserver) writes it: <, > and &
+// escaped, U+2028 and U+2029 escaped, invalid UTF-8 as \ufffd.
 //
 // The package promises its exported API, not its encoding engine: output is
 // compact JSON with members in the order written, and nothing of the engine

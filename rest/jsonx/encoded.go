@@ -54,8 +54,10 @@ func NewEncoding(write func(o *ObjectWriter, runs []Field), member func(runs []F
 	return enc
 }
 
-// markPrefix starts every mark; member names seldom do, so telling a Field
-// holding a member from one holding a run costs one byte's compare.
+// markPrefix starts every mark; no member name a reader decodes does (0xff is
+// not UTF-8, and the readers turn it into U+FFFD), so telling a Field holding
+// a member from one holding a run costs one byte's compare. A name made by
+// code may still read like a mark: Encoding tells them apart.
 const markPrefix = "\xff\x00encoded:"
 
 // Encoding returns the Encoding f's Value is kept in, nil for JSON. A run's

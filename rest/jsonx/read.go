@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"time"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -21,6 +22,9 @@ func ReadStringMap(r *Reader) map[string]string {
 		raw, _ := r.rawString()
 		n++
 		size += len(k) + len(raw) // an escaped value is longer than its text
+		if !utf8.Valid(raw) {
+			size += 2 * len(raw) // U+FFFD, three bytes, for each bad one
+		}
 	})
 	if r.err != nil {
 		return nil
@@ -66,11 +70,11 @@ func ReadTime(r *Reader) time.Time {
 	if r.Null() {
 		return time.Time{}
 	}
-	raw, escaped := r.rawString()
+	raw, text := r.rawString()
 	if r.Err() != nil {
 		return time.Time{}
 	}
-	if escaped {
+	if !text {
 		raw = unescape(nil, raw)
 	}
 	// The text is parsed in place: time.Parse keeps nothing of it, and the

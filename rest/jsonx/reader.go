@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"unicode/utf16"
@@ -230,30 +231,34 @@ func (r *Reader) enter() bool {
 	return true
 }
 
-// key reads an object key; the result aliases the input or scratch space.
+// key reads an object key, decoded as String decodes a value; the result
+// aliases the input or scratch space.
 func (r *Reader) key() []byte {
-	raw, escaped := r.stringBody()
-	if !escaped || r.err != nil {
+	raw, text := r.stringBody()
+	if r.err != nil || text {
 		return raw
 	}
 	r.scratch = unescape(r.scratch[:0], raw)
 	return r.scratch
 }
 
-// String reads a string value.
+// String reads a string value, decoded as encoding/json decodes one: escapes
+// resolved (a lone surrogate escape as U+FFFD) and each byte that is not
+// part of valid UTF-8 replaced by U+FFFD, so that a string read here is the
+// one encoding/json, protowire's Reader and the CBOR path give.
 func (r *Reader) String() string {
-	raw, escaped := r.rawString()
+	raw, text := r.rawString()
 	if r.err != nil {
 		return ""
 	}
-	if !escaped {
+	if text {
 		return string(raw)
 	}
 	return string(unescape(nil, raw))
 }
 
 // rawString reads a string value and returns the bytes between its quotes,
-// a subslice of the input, and whether they hold escapes.
+// a subslice of the input, and whether they are its text (see stringBody).
 func (r *Reader) rawString() ([]byte, bool) {
 	if r.peek() != '"' {
 		r.expect('"', "a string")
@@ -263,18 +268,26 @@ func (r *Reader) rawString() ([]byte, bool) {
 }
 
 // stringBody consumes a string and returns the bytes between its quotes, and
-// whether they hold escapes. A well-formed string at the cursor is scanned by
-// stringEnd; anything else by stringBodyChecked, which says what is wrong
-// and where.
+// whether they are its text as they are: no escape, and valid UTF-8 (checked
+// only when a byte is above 0x7f). Otherwise unescape makes the text. A
+// well-formed string at the cursor is scanned by stringEnd; anything else by
+// stringBodyChecked, which says what is wrong and where.
 func (r *Reader) stringBody() ([]byte, bool) {
 	if r.err == nil && r.pos < len(r.data) && r.data[r.pos] == '"' {
-		if end, escaped, ok := stringEnd(r.data, r.pos+1); ok {
+		if end, plain, ok := stringEnd(r.data, r.pos+1); ok {
 			start := r.pos + 1
 			r.pos = end
-			return r.data[start : end-1], escaped
+			raw := r.data[start : end-1]
+			return raw, plain || isText(raw)
 		}
 	}
 	return r.stringBodyChecked()
+}
+
+// isText reports whether a string's content holds no escape and is valid
+// UTF-8, so that it is the string's text as it is.
+func isText(raw []byte) bool {
+	return bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)
 }
 
 // stringBodyChecked is stringBody for any input: it skips whitespace before
@@ -294,7 +307,8 @@ func (r *Reader) stringBodyChecked() ([]byte, bool) {
 		switch {
 		case c == '"':
 			r.pos = i + 1
-			return r.data[start:i], escaped
+			raw := r.data[start:i]
+			return raw, !escaped && utf8.Valid(raw)
 		case c == '\\':
 			escaped = true
 			i++
@@ -335,10 +349,22 @@ func isHex4(b []byte) bool {
 	return true
 }
 
-// unescape appends the unescaped form of a validated string body to dst.
+// unescape appends the text of a validated string body to dst: escapes
+// resolved, and each byte that is not part of valid UTF-8 replaced by U+FFFD,
+// as encoding/json does.
 func unescape(dst, s []byte) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			} else {
+				dst = append(dst, s[i:i+size]...)
+			}
+			i += size - 1
+			continue
+		}
 		if c != '\\' {
 			dst = append(dst, c)
 			continue
@@ -457,7 +483,9 @@ func (r *Reader) number() []byte {
 // Skip consumes the next value, checking that it is well-formed.
 func (r *Reader) Skip() { r.skipValue() }
 
-// Raw consumes the next value and returns its bytes, a subslice of the input.
+// Raw consumes the next value and returns its bytes, a subslice of the
+// input: checked, not decoded, so a string in it holds what was sent,
+// invalid UTF-8 included.
 func (r *Reader) Raw() []byte {
 	r.peek()
 	start := r.pos

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"reflect"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -14,8 +14,8 @@ import (
 // Reader's typed calls (Object, Array, String, Bool, Null, numbers by Raw) and
 // checks it against encoding/json: the same verdict on any input (invalid
 // UTF-8 in strings is accepted by both, control bytes rejected by both), and
-// on valid UTF-8 the same value, strings unescaped alike (surrogates
-// included).
+// the same value, strings and keys decoded alike (surrogates included, and
+// invalid UTF-8 as U+FFFD).
 func FuzzReaderValue(f *testing.F) {
 	if pod, err := os.ReadFile("../../testdata/pod.json"); err == nil {
 		f.Add(pod)
@@ -23,7 +23,7 @@ func FuzzReaderValue(f *testing.F) {
 	for _, s := range []string{
 		`{"a":[1,-2.5e+3,{"b":null}],"c":"\u00e9\ud83d\ude00\n","d":true,"e":false}`,
 		`"\ud800"`, `"\ud800\u0041"`, `"\udc00\ud800"`, `{"a":1,"a":2}`, `[01]`, `1.`, `-`, `"\x"`, `{"a" 1}`, ` [ ] `,
-		"[\"\xff\", \"\xc3\"]", "{\"\x80\":\"\x1f\"}", "\"\x7f\"",
+		"[\"\xff\", \"\xc3\"]", "{\"\x80\":\"\x1f\"}", "\"\x7f\"", "{\"\xff\\n\":\"a\\u00e9\xe2\x80\"}",
 	} {
 		f.Add([]byte(s))
 	}
@@ -38,12 +38,10 @@ func FuzzReaderValue(f *testing.F) {
 		if ok != wantOK {
 			t.Fatalf("%q: jsonx ok=%t (%v), encoding/json ok=%t", data, ok, r.Err(), wantOK)
 		}
-		// The verdicts agree on any input; the values only on valid UTF-8:
-		// encoding/json turns invalid UTF-8 into U+FFFD, jsonx keeps the bytes.
-		if ok && utf8.Valid(data) {
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("%q: value (-encoding/json +jsonx):\n%s", data, diff)
-			}
+		// reflect.DeepEqual decides: cmp takes time exponential in the depth
+		// of nested arrays, and stalled the fuzzer on them.
+		if ok && !reflect.DeepEqual(want, got) {
+			t.Fatalf("%q: value (-encoding/json +jsonx):\n%s", data, cmp.Diff(want, got))
 		}
 	})
 }

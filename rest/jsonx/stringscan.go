@@ -8,21 +8,29 @@ import (
 )
 
 // stringEnd returns the index after the closing quote of the well-formed
-// string whose content starts at i, and whether the content holds escapes;
-// false when the string is malformed or cut short. It scans eight bytes a
-// step to the next '"', '\\' or control byte: the one string scan of the
-// reader, which skipFast and stringBody share.
-func stringEnd(data []byte, i int) (end int, escaped, ok bool) {
+// string whose content starts at i, and whether the content is plain ASCII
+// (no escape, no byte above 0x7f: its own text, with no UTF-8 to check);
+// ok is false when the string is malformed or cut short. It scans eight
+// bytes a step to the next '"', '\\' or control byte: the one string scan
+// of the reader, which skipFast and stringBody share.
+func stringEnd(data []byte, i int) (end int, plain, ok bool) {
+	escaped := false
+	var high uint64 // the bytes passed, ORed: bit 7 set if one was above 0x7f
 	for {
 		if i+8 <= len(data) {
-			m := jsonstr.Stops(binary.LittleEndian.Uint64(data[i:]))
+			w := binary.LittleEndian.Uint64(data[i:])
+			m := jsonstr.Stops(w)
 			if m == 0 {
+				high |= w
 				i += 8
 				continue
 			}
-			i += bits.TrailingZeros64(m) >> 3
+			n := bits.TrailingZeros64(m) >> 3
+			high |= w & (1<<(n*8) - 1)
+			i += n
 		} else {
 			for i < len(data) && data[i] != '"' && data[i] != '\\' && data[i] >= 0x20 {
+				high |= uint64(data[i])
 				i++
 			}
 			if i >= len(data) {
@@ -30,7 +38,7 @@ func stringEnd(data []byte, i int) (end int, escaped, ok bool) {
 			}
 		}
 		if c := data[i]; c == '"' {
-			return i + 1, escaped, true
+			return i + 1, !escaped && high&highBits == 0, true
 		} else if c < 0x20 {
 			return 0, false, false
 		}
@@ -42,6 +50,9 @@ func stringEnd(data []byte, i int) (end int, escaped, ok bool) {
 		i += 1 + n
 	}
 }
+
+// highBits are the top bits of a word's eight bytes.
+const highBits = 0x8080808080808080
 
 // escapeLen is the length of the well-formed escape that b starts with
 // (after its backslash), or 0.

@@ -10,9 +10,11 @@ import (
 
 // Writer encodes JSON into a buffer it owns and reuses. Values are written in
 // order: the WriteJSON method of a type writes one value, an ObjectWriter
-// writes an object's members. A Writer does not check that what is written is
-// one well-formed value; writing it so is the caller's part. It is not safe for
-// concurrent use.
+// writes an object's members. Strings and member names are escaped by
+// AppendQuote, as encoding/json escapes them; Raw values and the members an
+// Extra kept are written as they are, the bytes that were read. A Writer does
+// not check that what is written is one well-formed value; writing it so is
+// the caller's part. It is not safe for concurrent use.
 type Writer struct {
 	s *jsoniter.Stream
 }
@@ -42,8 +44,8 @@ func Encode(write func(*Writer)) []byte {
 	return out
 }
 
-// String writes a string.
-func (w *Writer) String(v string) { w.s.WriteString(v) }
+// String writes a string, escaped as encoding/json escapes it.
+func (w *Writer) String(v string) { w.s.SetBuffer(appendQuote(w.s.Buffer(), bytesOf(v))) }
 
 // Int64 writes an integer.
 func (w *Writer) Int64(v int64) { w.s.WriteInt64(v) }
@@ -128,17 +130,13 @@ func (o *ObjectWriter) Field(name string) {
 	if o.more {
 		o.w.s.WriteMore()
 	}
-	o.w.s.WriteObjectField(name)
+	o.w.s.SetBuffer(append(appendQuote(o.w.s.Buffer(), bytesOf(name)), ':'))
 	o.more = true
 }
 
-// MemberKey returns name as FieldKey writes it: quoted, escaped, and
-// followed by a colon.
-func MemberKey(name string) []byte {
-	w := NewWriter()
-	w.s.WriteObjectField(name)
-	return slices.Clone(w.Bytes())
-}
+// MemberKey returns name as FieldKey writes it: quoted, escaped as Field
+// escapes it, and followed by a colon.
+func MemberKey(name string) []byte { return append(AppendQuote(nil, name), ':') }
 
 // FieldKey writes a member name made by MemberKey; the caller writes the
 // value next. It saves escaping a name written for every object.

@@ -1,6 +1,8 @@
 package jsonx
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 	"time"
 )
@@ -33,7 +35,7 @@ func writeSample(w *Writer, at time.Time, labels map[string]string) {
 func TestWriter(t *testing.T) {
 	at := time.Date(2026, 12, 2, 10, 37, 31, 500_000_000, time.FixedZone("", 3600))
 	labels := map[string]string{"b": "2", "a": "1"}
-	const want = `{"name":"web","n":-7,"at":"2026-12-02T10:37:31.5+01:00","labels":{"a":"1","b":"2"},"list":[true,null,{"kept":1},"q\"<"]}`
+	const want = `{"name":"web","n":-7,"at":"2026-12-02T10:37:31.5+01:00","labels":{"a":"1","b":"2"},"list":[true,null,{"kept":1},"q\"\u003c"]}`
 	if got := string(Encode(func(w *Writer) { writeSample(w, at, labels) })); got != want {
 		t.Fatalf("wrote\n%s\nwant\n%s", got, want)
 	}
@@ -57,5 +59,39 @@ func TestWriterDoesNotAllocate(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations per write, want 0", allocs)
+	}
+}
+
+// Strings, member names and map keys are written as encoding/json writes
+// them, on the strings JSON writers part ways on.
+func TestWriterEscapesAsEncodingJSON(t *testing.T) {
+	for _, s := range quoteSeeds {
+		m := map[string]string{s: s, "k": s}
+		want, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := NewWriter()
+		w.StringMap(m)
+		if got := w.Bytes(); !bytes.Equal(got, want) {
+			t.Errorf("StringMap of %q wrote\n%s\nencoding/json writes\n%s", s, got, want)
+		}
+		want, _ = json.Marshal(map[string]string{s: s})
+		w.Reset()
+		o := w.BeginObject()
+		o.Field(s)
+		w.String(s)
+		o.End()
+		if got := w.Bytes(); !bytes.Equal(got, want) {
+			t.Errorf("Field and String of %q wrote\n%s\nencoding/json writes\n%s", s, got, want)
+		}
+		w.Reset()
+		o = w.BeginObject()
+		o.FieldKey(MemberKey(s))
+		w.String(s)
+		o.End()
+		if got := w.Bytes(); !bytes.Equal(got, want) {
+			t.Errorf("FieldKey(MemberKey) of %q wrote\n%s\nencoding/json writes\n%s", s, got, want)
+		}
 	}
 }

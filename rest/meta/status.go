@@ -52,7 +52,8 @@ var statusJSON = jsoniter.ConfigCompatibleWithStandardLibrary
 
 // ParseStatus decodes data as a Status. It fails unless data is a JSON object of kind
 // Status (or one carrying a code), so an HTML page or some other object is not
-// mistaken for one.
+// mistaken for one. Its strings keep the bytes sent, invalid UTF-8 included
+// (json-iterator's reading), where the object readers of jsonx read U+FFFD.
 func ParseStatus(data []byte) (*Status, error) {
 	var s Status
 	if err := statusJSON.Unmarshal(data, &s); err != nil {

@@ -32,6 +32,13 @@
 // Go types of k8s.io/api by podwatch's schema generator, a module of its own
 // (make protogen): podwatch itself imports no Kubernetes code.
 //
+// Strings are bytes on the wire, which protobuf does not check to be UTF-8.
+// Read into a Go string (Reader.String), each byte that is not part of valid
+// UTF-8 becomes U+FFFD; written as JSON (the Transcoder, and kept fields when
+// their object is written), it is \ufffd, by jsonx.AppendQuote, as the
+// apiserver's encoding/json writes it. Either way it is what the JSON path
+// gives for the same object, so a pod does not depend on its format.
+//
 // The transcoder writes members in the order of the Go structs' fields, which
 // is the order of the apiserver's JSON, and follows encoding/json's rules for
 // omitempty and omitzero, so a pod read here and a pod read as JSON decode to

@@ -24,7 +24,9 @@ import (
 //     empty message for the zero time), MicroTime with its microseconds,
 //     Duration from Go's duration string, Quantity as its string (the
 //     apiserver's JSON already holds the canonical form), IntOrString by the
-//     JSON value's type, FieldsV1 and RawExtension as their JSON bytes.
+//     JSON value's type, FieldsV1 and RawExtension as their JSON bytes;
+//   - strings as jsonx decodes them: invalid UTF-8 in the JSON as U+FFFD, as
+//     the apiserver's JSON decoding has it before the object is stored.
 //
 // JSON the schema cannot hold is a *SchemaError naming the member; malformed
 // JSON a *jsonx.SyntaxError. The zero Encoder is ready; it reuses its scratch

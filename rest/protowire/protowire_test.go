@@ -185,23 +185,6 @@ func FuzzRecordedPod(f *testing.F) {
 	})
 }
 
-// FuzzAppendString checks strings are escaped exactly as encoding/json, the
-// apiserver's encoder, escapes them.
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", "a && b <c>", "\x00\x1f\b\f\n\r\t\"\\", "\u2028\u2029é", "\xff\xfe bad"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendString(nil, []byte(s)); !bytes.Equal(got, want) {
-			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
-		}
-	})
-}
-
 func TestFormWireTypes(t *testing.T) {
 	// A creationTimestamp whose seconds are length-delimited.
 	meta := bytesField(8, bytesField(1, []byte("x")))

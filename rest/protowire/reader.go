@@ -206,8 +206,10 @@ func (r *Reader) want(w uint8, what string) bool {
 	return true
 }
 
-// String reads a string field. Invalid UTF-8 becomes U+FFFD, one per bad
-// byte, as the server's JSON of the same string has it.
+// String reads a string field. Each byte that is not part of valid UTF-8
+// becomes U+FFFD: the string a JSON reader (encoding/json, jsonx) gets from
+// the server's JSON of the same field, where it is \ufffd. Fields the type
+// keeps rather than reads stay as sent until written (see Transcoder).
 func (r *Reader) String() string {
 	if !r.want(wireBytes, "a string") {
 		return ""

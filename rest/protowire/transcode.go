@@ -50,6 +50,11 @@ func (m Message) Field(json string) (num int32, elem Message, ok bool) {
 // Transcoder writes protobuf messages as the apiserver's JSON for them. Its
 // zero value is ready; it reuses its buffers, so what it returns is valid
 // until its next call. It is not safe for concurrent use.
+//
+// A string field is bytes that protobuf does not check: they are written by
+// jsonx.AppendQuote as encoding/json writes a Go string holding them, each
+// byte that is not part of valid UTF-8 as \ufffd, which is what the
+// apiserver's JSON has for the same field.
 type Transcoder struct {
 	// Limit bounds the JSON one call writes, in bytes; 0 means
 	// DefaultLimit. Protobuf is denser than JSON (an empty message is two
@@ -60,7 +65,7 @@ type Transcoder struct {
 	spans   []span     // where each field's occurrences are, per message being written
 	entries []mapEntry // the entries of the maps being written
 	w       *jsonx.Writer
-	str     []byte // scratch for appendString
+	str     []byte // scratch for jsonx.AppendQuote
 	occs    []occ  // the fields of the messages being written, innermost last
 	depth   int
 }
@@ -397,15 +402,15 @@ func (t *Transcoder) mapEntries(f *field, os []occ) error {
 		t.entries = append(t.entries, ent)
 	}
 	slices.SortStableFunc(t.entries[eb:], func(a, b mapEntry) int { return bytes.Compare(a.key, b.key) })
-	// Keys are written here rather than by jsonx, to escape them as the
-	// server does.
+	// A key is bytes of the input: AppendQuote writes it as it is, where the
+	// Writer's Field would want a string made of it.
 	sep := byte('{')
 	for i := eb; i < len(t.entries); i++ {
 		e := t.entries[i]
 		if i+1 < len(t.entries) && bytes.Equal(t.entries[i+1].key, e.key) {
 			continue
 		}
-		t.str = appendString(append(t.str[:0], sep), e.key)
+		t.str = jsonx.AppendQuote(append(t.str[:0], sep), e.key)
 		t.w.Raw(append(t.str, ':'))
 		sep = ','
 		if err := t.value(f, e.val); err != nil {
@@ -425,7 +430,7 @@ func (t *Transcoder) mapEntries(f *field, os []occ) error {
 
 // string writes s as the server would.
 func (t *Transcoder) string(s []byte) {
-	t.str = appendString(t.str[:0], s)
+	t.str = jsonx.AppendQuote(t.str[:0], s)
 	t.w.Raw(t.str)
 }
 

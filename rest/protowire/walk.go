@@ -19,7 +19,7 @@ import (
 // the wire types the Transcoder checks, floats it would refuse and the JSON
 // embedded in a FieldsV1 or RawExtension, and adds up a bound on the JSON's
 // length for the Transcoder's Limit. Strings need no check: the JSON writes
-// invalid UTF-8 as U+FFFD, as the apiserver's own JSON does.
+// invalid UTF-8 as \ufffd, as the apiserver's own JSON does.
 //
 // The Transcoder stays the definition of what is valid and the one source of
 // errors: the walk answers only where its answer is certain, and otherwise

@@ -2,7 +2,6 @@ package session
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/podwatch/podwatch/internal/podconfig"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
+	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/watch"
 )
 
@@ -184,10 +184,7 @@ func plainWord(s string) bool {
 	return true
 }
 
-func writeJSONString(b *bytes.Buffer, s string) {
-	data, _ := json.Marshal(s) // a string always encodes
-	b.Write(data)
-}
+func writeJSONString(b *bytes.Buffer, s string) { b.Write(jsonx.AppendQuote(b.AvailableBuffer(), s)) }
 
 // updateText is one line per pod: op, source, namespace/name and what a
 // reader looks at first.

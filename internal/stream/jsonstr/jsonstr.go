@@ -1,6 +1,7 @@
 // Package jsonstr finds the end of plain string content in JSON, a word at a
 // time. It is the one string scanner of podwatch: the stream framer and the
-// jsonx reader both use it, so a fix to it lands once.
+// jsonx reader both use it to read strings, and jsonx's escaper to write them
+// (EscapeStops), so a fix to it lands once.
 package jsonstr
 
 import (
@@ -43,4 +44,19 @@ func Stops(w uint64) uint64 {
 	// x-0x21. A byte of s is zero where w holds a backslash.
 	x, s := w^(ones*0x02), w^(ones*'\\')
 	return ((x-ones*0x21)&^x | (s-ones)&^s) & highs
+}
+
+// EscapeStops flags the bytes of w, eight bytes read little-endian, that
+// encoding/json does not copy into a JSON string as they are: what Stops
+// flags, '<', '>' and '&' (escaped so that the JSON is safe inside HTML), and
+// every byte from 0x80 (part of a multi-byte rune, which a writer decodes:
+// U+2028, U+2029 and invalid UTF-8 are escaped too). As with Stops, the lowest
+// flagged byte is exact, and it is small enough to be inlined into a writer's
+// loop.
+func EscapeStops(w uint64) uint64 {
+	// '<' (0x3c) and '>' (0x3e) differ only in bit 1: setting it makes both
+	// 0x3e, and nothing else. A byte of a or g is zero where w holds '&',
+	// '<' or '>'; a byte with its high bit set is flagged as it is.
+	a, g := w^(ones*'&'), (w|ones*0x02)^(ones*'>')
+	return Stops(w) | ((a-ones)&^a|(g-ones)&^g|w)&highs
 }
