@@ -9,8 +9,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/podwatch/podwatch/internal/cborenc"
 	"github.com/podwatch/podwatch/rest"
-	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/wire"
 )
 
@@ -36,7 +36,7 @@ func TestCBORAcceptAndContentType(t *testing.T) {
 		t.Fatalf("cbor-seq watch answer: %v", err)
 	}
 
-	status, err := cborwire.EncodeJSON([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"pods \"x\" is forbidden","reason":"Forbidden","code":403}`))
+	status, err := cborenc.EncodeJSON([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"pods \"x\" is forbidden","reason":"Forbidden","code":403}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestDecodeListCBOR(t *testing.T) {
 	list := append([]byte(`{"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"216","continue":"c"},"items":[`), pod...)
 	list = append(append(list, ','), pod...)
 	list = append(list, "]}"...)
-	item, err := cborwire.EncodeJSON(list)
+	item, err := cborenc.EncodeJSON(list)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func FuzzDecodeListCBOR(f *testing.F) {
 		`{"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"42"},"items":[{"metadata":{"name":"a","namespace":"x","resourceVersion":"40"}}]}`,
 		`{"kind":"PodList","items":null}`,
 	} {
-		item, err := cborwire.EncodeJSON([]byte(js))
+		item, err := cborenc.EncodeJSON([]byte(js))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -38,8 +38,8 @@ func (e *ContentTypeError) Error() string {
 
 // accept is the Accept header of a request. A protobuf or CBOR client asks
 // for its format alone: the apiserver answers a watch with the stream form,
-// application/vnd.kubernetes.protobuf;stream=watch or application/cbor-seq,
-// on its own (and refuses an Accept of application/cbor-seq with 406).
+// wire.ContentTypeProtobufWatch or wire.ContentTypeCBORSeq, on its own (and
+// refuses an Accept of the CBOR sequence's type with 406).
 func (r *Request) accept() string { return r.c.format.ContentType() }
 
 // checkContentType fails a protobuf or CBOR request answered in another

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/protoenc"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/protowire"
@@ -22,19 +23,19 @@ import (
 
 func pbPod(ns, name, rv string) []byte {
 	var meta []byte
-	meta = protowire.AppendBytesField(meta, 1, []byte(name))
-	meta = protowire.AppendBytesField(meta, 3, []byte(ns))
-	meta = protowire.AppendBytesField(meta, 6, []byte(rv))
-	return protowire.AppendBytesField(nil, 1, meta)
+	meta = protoenc.AppendBytesField(meta, 1, []byte(name))
+	meta = protoenc.AppendBytesField(meta, 3, []byte(ns))
+	meta = protoenc.AppendBytesField(meta, 6, []byte(rv))
+	return protoenc.AppendBytesField(nil, 1, meta)
 }
 
 // pbList is a PodList envelope of items at resourceVersion rv.
 func pbList(rv string, items ...[]byte) []byte {
-	list := protowire.AppendBytesField(nil, 1, protowire.AppendBytesField(nil, 2, []byte(rv)))
+	list := protoenc.AppendBytesField(nil, 1, protoenc.AppendBytesField(nil, 2, []byte(rv)))
 	for _, it := range items {
-		list = protowire.AppendBytesField(list, 2, it)
+		list = protoenc.AppendBytesField(list, 2, it)
 	}
-	return protowire.AppendEnvelope(nil, "v1", "PodList", list)
+	return protoenc.AppendEnvelope(nil, "v1", "PodList", list)
 }
 
 func TestDecodeListProtobuf(t *testing.T) {
@@ -76,7 +77,7 @@ func TestDecodeListProtobufErrors(t *testing.T) {
 			var ie *rest.ItemTooLargeError
 			return errors.As(err, &ie) && ie.Index == 0
 		}},
-		{"not a list", protowire.AppendEnvelope(nil, "v1", "Secret", nil), rest.ListLimits{}, func(err error) bool {
+		{"not a list", protoenc.AppendEnvelope(nil, "v1", "Secret", nil), rest.ListLimits{}, func(err error) bool {
 			var ke *protowire.KindError
 			return errors.As(err, &ke)
 		}},
@@ -107,14 +108,14 @@ func TestProtobufAcceptAndContentType(t *testing.T) {
 	}
 
 	var status []byte
-	status = protowire.AppendBytesField(status, 2, []byte("Failure"))
-	status = protowire.AppendBytesField(status, 3, []byte(`pods "x" is forbidden`))
-	status = protowire.AppendBytesField(status, 4, []byte("Forbidden"))
-	status = protowire.AppendVarintField(status, 6, 403)
+	status = protoenc.AppendBytesField(status, 2, []byte("Failure"))
+	status = protoenc.AppendBytesField(status, 3, []byte(`pods "x" is forbidden`))
+	status = protoenc.AppendBytesField(status, 4, []byte("Forbidden"))
+	status = protoenc.AppendVarintField(status, 6, 403)
 	answer(func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", wire.ContentTypeProtobuf)
 		w.WriteHeader(http.StatusForbidden)
-		w.Write(protowire.AppendEnvelope(nil, "v1", "Status", status))
+		w.Write(protoenc.AppendEnvelope(nil, "v1", "Status", status))
 	})
 	_, err = c.Get().Resource("pods").Do(ctx)
 	se, ok := rest.AsStatusError(err)
@@ -143,9 +144,9 @@ func FuzzDecodeListProtobuf(f *testing.F) {
 func TestDecodeListProtobufTranscodingBounded(t *testing.T) {
 	var spec []byte
 	for range 5000 {
-		spec = protowire.AppendBytesField(spec, 2, nil) // an empty container
+		spec = protoenc.AppendBytesField(spec, 2, nil) // an empty container
 	}
-	item := protowire.AppendBytesField(nil, 2, spec)
+	item := protoenc.AppendBytesField(nil, 2, spec)
 	_, err := rest.DecodeList(bytes.NewReader(pbList("1", item)), wire.Protobuf, jsonCodec(decodeTestObj), rest.ListLimits{MaxItemBytes: int64(2 * len(item))})
 	var ie *rest.ItemTooLargeError
 	if !errors.As(err, &ie) || ie.Index != 0 {

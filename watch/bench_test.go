@@ -10,10 +10,10 @@ import (
 
 	"github.com/podwatch/podwatch/internal/apiwire"
 	"github.com/podwatch/podwatch/internal/benchserver"
+	"github.com/podwatch/podwatch/internal/cborenc"
+	"github.com/podwatch/podwatch/internal/protoenc"
 	"github.com/podwatch/podwatch/internal/stream"
 	"github.com/podwatch/podwatch/rest/api"
-	"github.com/podwatch/podwatch/rest/cborwire"
-	"github.com/podwatch/podwatch/rest/protowire"
 	"github.com/podwatch/podwatch/rest/wire"
 )
 
@@ -163,7 +163,7 @@ func BenchmarkDecodeProtobufWatchStream(b *testing.B) {
 	}
 	var stream []byte
 	for range benchEvents {
-		stream = protowire.AppendWatchFrame(stream, "MODIFIED", pb)
+		stream = protoenc.AppendWatchFrame(stream, "MODIFIED", pb)
 	}
 	for _, tc := range []struct {
 		name   string
@@ -209,7 +209,7 @@ func BenchmarkDecodeCBORWatchStream(b *testing.B) {
 	}
 	var stream []byte
 	for range benchEvents {
-		stream = cborwire.AppendEvent(stream, "MODIFIED", pod)
+		stream = cborenc.AppendEvent(stream, "MODIFIED", pod)
 	}
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/cborenc"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/wire"
@@ -20,7 +21,7 @@ import (
 
 func cborEvent(t testing.TB, typ EventType, object string) []byte {
 	t.Helper()
-	b, err := cborwire.EncodeEvent(string(typ), []byte(object))
+	b, err := cborenc.EncodeEvent(string(typ), []byte(object))
 	if err != nil {
 		t.Fatal(err)
 	}

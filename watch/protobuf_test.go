@@ -10,20 +10,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/protoenc"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/protowire"
 	"github.com/podwatch/podwatch/rest/wire"
 )
 
-func pbBytes(num int, v []byte) []byte { return protowire.AppendBytesField(nil, num, v) }
+func pbBytes(num int, v []byte) []byte { return protoenc.AppendBytesField(nil, num, v) }
 
 func pbEnvelope(kind string, raw []byte) []byte {
-	return protowire.AppendEnvelope(nil, "v1", kind, raw)
+	return protoenc.AppendEnvelope(nil, "v1", kind, raw)
 }
 
 func pbFrame(typ string, envelope []byte) []byte {
-	return protowire.AppendWatchFrame(nil, typ, envelope)
+	return protoenc.AppendWatchFrame(nil, typ, envelope)
 }
 
 func pbPod(name, rv string) []byte {

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/cborenc"
+	"github.com/podwatch/podwatch/internal/protoenc"
 	"github.com/podwatch/podwatch/internal/table"
-	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/jsonx"
-	"github.com/podwatch/podwatch/rest/protowire"
 	"github.com/podwatch/podwatch/rest/wire"
 )
 
@@ -28,14 +28,14 @@ func newConverter(f wire.Format, stream bool) converter {
 	c := &fromJSON{}
 	switch {
 	case f == wire.CBOR && stream:
-		c.encode = cborwire.AppendEventJSON
+		c.encode = cborenc.AppendEventJSON
 	case f == wire.CBOR:
-		c.encode = cborwire.AppendJSON
+		c.encode = cborenc.AppendJSON
 	case stream:
-		var enc protowire.Encoder
+		enc := protoenc.New()
 		c.encode = enc.EventFrame
 	default:
-		var enc protowire.Encoder
+		enc := protoenc.New()
 		c.encode = enc.Envelope
 	}
 	return c

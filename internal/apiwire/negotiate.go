@@ -37,8 +37,8 @@ func Negotiate(accept string) (wire.Format, bool) {
 // watch stream's and the charset, is passed over. ok is false when the
 // header admits nothing (a 406, which keeps its JSON body).
 //
-// The kubelet sends "application/vnd.kubernetes.protobuf,application/json"
-// and so gets protobuf; kubectl's get sends "application/json;as=Table;
+// The kubelet sends protobuf's media type, then JSON's, and so gets
+// protobuf; kubectl's get sends "application/json;as=Table;
 // v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,
 // application/json" and gets a v1 Table.
 func NegotiateMedia(accept string) (Media, bool) {
@@ -77,7 +77,7 @@ func NegotiateMedia(accept string) (Media, bool) {
 	return best[0].m, true
 }
 
-// formatOf is the form a media range names. application/cbor-seq is not
+// formatOf is the form a media range names. wire.ContentTypeCBORSeq is not
 // among them: the apiserver answers it but refuses it in Accept.
 func formatOf(media string) (wire.Format, bool) {
 	switch media {

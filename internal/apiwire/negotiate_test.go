@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/protoenc"
 	"github.com/podwatch/podwatch/rest/protowire"
 	"github.com/podwatch/podwatch/rest/wire"
 )
@@ -71,7 +72,7 @@ func TestRespondList(t *testing.T) {
 	if ct := rec.Header().Get("Content-Type"); ct != wire.ContentTypeProtobuf {
 		t.Fatalf("Content-Type %q, want %q", ct, wire.ContentTypeProtobuf)
 	}
-	var enc protowire.Encoder
+	enc := protoenc.New()
 	want, err := enc.Envelope(nil, page)
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +238,7 @@ func TestRespondPassesThrough(t *testing.T) {
 // TestRespondLeavesProtobuf: a body a server already holds in protobuf
 // passes through untouched: the writer converts plain JSON only.
 func TestRespondLeavesProtobuf(t *testing.T) {
-	var enc protowire.Encoder
+	enc := protoenc.New()
 	frames, err := enc.EventFrame(nil, Event(Bookmark, PodBookmark("6", true)))
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 // kubelet), the writer turns each JSON document of an answer under /api or
 // /apis, as it is completed, into what the apiserver sends that client:
 //
-//   - a 200 to a watch: application/vnd.kubernetes.protobuf;stream=watch,
+//   - a 200 to a watch: wire.ContentTypeProtobufWatch,
 //     each event a frame (a 4-byte big-endian length and a WatchEvent whose
 //     object holds the envelope), bookmarks and ERROR events included;
 //   - any other answer (a list, a Status of any code, discovery's
@@ -32,8 +32,8 @@ import (
 // with the rest of the body after it: the protobuf client then meets
 // malformed bytes where the JSON client would have.
 //
-// A client that asks for application/cbor is answered likewise in CBOR: a
-// watch as application/cbor-seq, one self-described item per event; any
+// A client that asks for wire.ContentTypeCBOR is answered likewise in CBOR:
+// a watch as wire.ContentTypeCBORSeq, one self-described item per event; any
 // other answer one self-described item. A document a broken-off
 // body leaves unfinished is never written, as the client never had it.
 //

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/apiwire"
+	"github.com/podwatch/podwatch/internal/protoenc"
 	"github.com/podwatch/podwatch/rest/protowire"
 	"github.com/podwatch/podwatch/rest/wire"
 )
@@ -26,7 +27,7 @@ import (
 // holds for one length of each hole's value (the resourceVersion's digits,
 // the pod IP's, ...): copies whose values have the same lengths share it,
 // and it is encoded on first use, through the one JSON to protobuf encoder
-// (protowire.Encoder), so that every byte is what the apiserver sends.
+// (protoenc.Encoder), so that every byte is what the apiserver sends.
 
 // shape is the Pod message of every copy whose hole values have one set of
 // lengths, with the places each hole's value goes.
@@ -44,25 +45,19 @@ type protoOnce struct {
 
 // protoPods builds and keeps the shapes of one Pods.
 type protoPods struct {
-	p   *Pods
-	pod protowire.Message
+	p *Pods
 	// seconds[k] marks a time hole the Pod message holds as a Time (its
 	// seconds), not as text (an annotation that happens to hold a time).
 	seconds []bool
 
 	mu     sync.Mutex
-	enc    protowire.Encoder
+	enc    protoenc.Encoder
 	shapes map[string]*shape // by the lengths of the holes' values
 }
 
 func (p *Pods) protobuf() (*protoPods, error) {
 	p.proto.once.Do(func() {
-		m, ok := protowire.Root("Pod")
-		if !ok {
-			p.proto.err = fmt.Errorf("benchserver: the protobuf schema has no Pod")
-			return
-		}
-		pp := &protoPods{p: p, pod: m, shapes: map[string]*shape{}, seconds: make([]bool, len(p.holes))}
+		pp := &protoPods{p: p, enc: protoenc.New(), shapes: map[string]*shape{}, seconds: make([]bool, len(p.holes))}
 		p.proto.pods, p.proto.err = pp, pp.findSeconds()
 	})
 	return p.proto.pods, p.proto.err
@@ -82,7 +77,7 @@ func (pp *protoPods) findSeconds() error {
 			}
 			return pp.p.holes[j].text(buf, 0, 1)
 		})
-		msg, err := pp.enc.Message(nil, pp.pod, doc)
+		msg, err := pp.enc.Message(nil, "Pod", doc)
 		if err != nil {
 			return fmt.Errorf("benchserver: encode the pod in protobuf: %w", err)
 		}
@@ -104,7 +99,7 @@ func (v *values) set(pp *protoPods, i int, rv int64) {
 	for k, h := range pp.p.holes {
 		start := len(v.buf)
 		if pp.seconds[k] {
-			v.buf = protowire.AppendVarint(v.buf, uint64(h.base+int64(i)))
+			v.buf = protoenc.AppendVarint(v.buf, uint64(h.base+int64(i)))
 		} else {
 			v.buf = h.text(v.buf, i, rv)
 		}
@@ -175,7 +170,7 @@ func (pp *protoPods) newShape(v *values) (*shape, error) {
 		doc := p.appendWith(nil, func(buf []byte, k int) []byte {
 			return probe(buf, pp.seconds[k], lens[k], k == changed)
 		})
-		msg, err := pp.enc.Message(nil, pp.pod, doc)
+		msg, err := pp.enc.Message(nil, "Pod", doc)
 		if err != nil {
 			return nil, fmt.Errorf("benchserver: encode the pod in protobuf: %w", err)
 		}
@@ -245,10 +240,10 @@ func places(a, b []byte, n int) ([]int, error) {
 }
 
 // envelopeTypeMeta is a Pod envelope's typeMeta field: apiVersion v1, kind Pod.
-var envelopeTypeMeta = protowire.AppendBytesField(nil, 1, envelopeTypeMetaOf("v1", "Pod"))
+var envelopeTypeMeta = protoenc.AppendBytesField(nil, 1, envelopeTypeMetaOf("v1", "Pod"))
 
 // appendFrame appends a watch frame of type typ holding the copy whose
-// values v holds, as protowire.AppendWatchFrame would, without building the
+// values v holds, as protoenc.AppendWatchFrame would, without building the
 // envelope apart: the sizes are known from the shape.
 func (pp *protoPods) appendFrame(b []byte, typ string, v *values) ([]byte, error) {
 	msg, err := pp.podSize(v)
@@ -260,16 +255,16 @@ func (pp *protoPods) appendFrame(b []byte, typ string, v *values) ([]byte, error
 	ev := 1 + varintSize(len(typ)) + len(typ) + 1 + varintSize(ext) + ext
 	b = binary.BigEndian.AppendUint32(b, uint32(ev))
 	b = append(b, 1<<3|2)
-	b = protowire.AppendVarint(b, uint64(len(typ)))
+	b = protoenc.AppendVarint(b, uint64(len(typ)))
 	b = append(b, typ...)
 	b = append(b, 2<<3|2)
-	b = protowire.AppendVarint(b, uint64(ext))
+	b = protoenc.AppendVarint(b, uint64(ext))
 	b = append(b, 1<<3|2)
-	b = protowire.AppendVarint(b, uint64(env))
+	b = protoenc.AppendVarint(b, uint64(env))
 	b = append(b, protowire.Magic...)
 	b = append(b, envelopeTypeMeta...)
 	b = append(b, 2<<3|2)
-	b = protowire.AppendVarint(b, uint64(msg))
+	b = protoenc.AppendVarint(b, uint64(msg))
 	if b, err = pp.appendPod(b, v); err != nil {
 		return b, err
 	}
@@ -284,7 +279,7 @@ func (pp *protoPods) appendListItem(b []byte, v *values) ([]byte, error) {
 		return b, err
 	}
 	b = append(b, 2<<3|2)
-	b = protowire.AppendVarint(b, uint64(msg))
+	b = protoenc.AppendVarint(b, uint64(msg))
 	return pp.appendPod(b, v)
 }
 
@@ -295,10 +290,10 @@ func varintSize(n int) int {
 
 // encodeJSON is the protobuf of a small JSON document the server writes
 // rarely (a list's metadata, a bookmark), through the one encoder.
-func (pp *protoPods) encodeJSON(f func(enc *protowire.Encoder) ([]byte, error)) ([]byte, error) {
+func (pp *protoPods) encodeJSON(f func(enc protoenc.Encoder) ([]byte, error)) ([]byte, error) {
 	pp.mu.Lock()
 	defer pp.mu.Unlock()
-	return f(&pp.enc)
+	return f(pp.enc)
 }
 
 // WarmProtobuf encodes every shape the copies and the events will need,
@@ -361,7 +356,7 @@ func (s *Server) serveProtobuf(w http.ResponseWriter, r *http.Request) {
 			return buf, err
 		},
 		bookmark: func(rv string) ([]byte, error) {
-			return pp.encodeJSON(func(enc *protowire.Encoder) ([]byte, error) {
+			return pp.encodeJSON(func(enc protoenc.Encoder) ([]byte, error) {
 				return enc.WatchFrame(nil, apiwire.Bookmark, apiwire.PodBookmark(rv, true))
 			})
 		},
@@ -374,9 +369,8 @@ func (s *Server) serveProtobuf(w http.ResponseWriter, r *http.Request) {
 func (s *Server) listProtobuf(b []byte, pp *protoPods, limitParam, cont string) ([]byte, error) {
 	from, to, md := s.page(limitParam, cont)
 	head := apiwire.ListPage("PodList", md, nil)
-	list, _ := protowire.Root("PodList")
-	meta, err := pp.encodeJSON(func(enc *protowire.Encoder) ([]byte, error) {
-		return enc.Message(nil, list, head) // the metadata: items follow it in field order
+	meta, err := pp.encodeJSON(func(enc protoenc.Encoder) ([]byte, error) {
+		return enc.Message(nil, "PodList", head) // the metadata: items follow it in field order
 	})
 	if err != nil {
 		return nil, fmt.Errorf("benchserver: encode the list in protobuf: %w", err)
@@ -391,13 +385,13 @@ func (s *Server) listProtobuf(b []byte, pp *protoPods, limitParam, cont string) 
 		}
 		raw += 1 + varintSize(n) + n
 	}
-	tm := protowire.AppendBytesField(nil, 1, envelopeTypeMetaOf("v1", "PodList"))
+	tm := protoenc.AppendBytesField(nil, 1, envelopeTypeMetaOf("v1", "PodList"))
 	size := len(protowire.Magic) + len(tm) + 1 + varintSize(raw) + raw + 4
 	b = slices.Grow(b[:0], size)
 	b = append(b, protowire.Magic...)
 	b = append(b, tm...)
 	b = append(b, 2<<3|2)
-	b = protowire.AppendVarint(b, uint64(raw))
+	b = protoenc.AppendVarint(b, uint64(raw))
 	b = append(b, meta...)
 	for i := from; i < to; i++ {
 		v.set(pp, i, int64(i+1))
@@ -410,7 +404,7 @@ func (s *Server) listProtobuf(b []byte, pp *protoPods, limitParam, cont string) 
 
 // envelopeTypeMetaOf is an envelope's typeMeta message: apiVersion, kind.
 func envelopeTypeMetaOf(apiVersion, kind string) []byte {
-	return protowire.AppendBytesField(protowire.AppendBytesField(nil, 1, []byte(apiVersion)), 2, []byte(kind))
+	return protoenc.AppendBytesField(protoenc.AppendBytesField(nil, 1, []byte(apiVersion)), 2, []byte(kind))
 }
 
 // pages are the buffers list pages are made in, reused: a page of 500 pods

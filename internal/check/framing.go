@@ -157,7 +157,8 @@ func checkContentTypeProtobuf(ctx context.Context, e *env) Outcome {
 }
 
 // checkContentTypeCBOR: asked for CBOR, a server that offers it answers a
-// list as application/cbor and a watch as application/cbor-seq.
+// list in CBOR (wire.ContentTypeCBOR) and a watch as a sequence of items
+// (wire.ContentTypeCBORSeq).
 func checkContentTypeCBOR(ctx context.Context, e *env) Outcome {
 	return checkBinaryFormat(ctx, e, e.cbor, wire.CBOR, "CBOR")
 }

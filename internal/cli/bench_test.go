@@ -12,11 +12,11 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/internal/benchserver"
+	"github.com/podwatch/podwatch/internal/cborenc"
 	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/cli/benchcmd"
 	"github.com/podwatch/podwatch/internal/cli/clitest"
-	"github.com/podwatch/podwatch/rest/cborwire"
-	"github.com/podwatch/podwatch/rest/protowire"
+	"github.com/podwatch/podwatch/internal/protoenc"
 )
 
 func benchLine(t *testing.T, out string, into any) {
@@ -149,7 +149,7 @@ func TestBenchDecodeProtobuf(t *testing.T) {
 	}
 	var frames []byte
 	for range 30 {
-		frames = protowire.AppendWatchFrame(frames, "MODIFIED", pod)
+		frames = protoenc.AppendWatchFrame(frames, "MODIFIED", pod)
 	}
 	testBenchDecodeBinary(t, "protobuf", frames)
 }
@@ -162,7 +162,7 @@ func TestBenchDecodeCBOR(t *testing.T) {
 	}
 	var items []byte
 	for range 30 {
-		items = cborwire.AppendEvent(items, "MODIFIED", pod)
+		items = cborenc.AppendEvent(items, "MODIFIED", pod)
 	}
 	testBenchDecodeBinary(t, "cbor", items)
 }

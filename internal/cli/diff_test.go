@@ -16,10 +16,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/cborenc"
 	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/trace"
-	"github.com/podwatch/podwatch/rest/cborwire"
 )
 
 // modifiedDiffs is, for each MODIFIED event of a JSON trace, in order, the
@@ -352,7 +352,7 @@ func diffUpstream(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, list)
 			return
 		}
-		item, err := cborwire.EncodeJSON([]byte(list))
+		item, err := cborenc.EncodeJSON([]byte(list))
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -371,7 +371,7 @@ func diffUpstream(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, `{"type":%q,"object":%s}`+"\n", ev.typ, pod(ev.image, ev.rv))
 			continue
 		}
-		item, err := cborwire.EncodeEvent(ev.typ, []byte(pod(ev.image, ev.rv)))
+		item, err := cborenc.EncodeEvent(ev.typ, []byte(pod(ev.image, ev.rv)))
 		if err != nil {
 			return
 		}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podwatch/podwatch/internal/cborenc"
 	"github.com/podwatch/podwatch/internal/cli/clitest"
-	"github.com/podwatch/podwatch/rest/cborwire"
 	"github.com/podwatch/podwatch/rest/wire"
 )
 
@@ -18,11 +18,11 @@ import (
 func TestVerboseCBOR(t *testing.T) {
 	clitest.Isolate(t)
 	pod := fmt.Sprintf(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"default","uid":"u","resourceVersion":"5"},"spec":{"nodeName":%q,"containers":[{"name":"c","image":"i"}]},"status":{}}`, node1)
-	list, err := cborwire.EncodeJSON([]byte(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[` + pod + `]}`))
+	list, err := cborenc.EncodeJSON([]byte(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[` + pod + `]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	event, err := cborwire.EncodeEvent("MODIFIED", []byte(strings.Replace(pod, `"5"`, `"6"`, 1)))
+	event, err := cborenc.EncodeEvent("MODIFIED", []byte(strings.Replace(pod, `"5"`, `"6"`, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/internal/cli/clitest"
+	"github.com/podwatch/podwatch/internal/protoenc"
 	"github.com/podwatch/podwatch/rest/protowire"
 	"github.com/podwatch/podwatch/rest/wire"
 )
@@ -33,11 +34,11 @@ func pbField(t *testing.T, kind string, path ...string) int {
 // pbPod is a Pod message bound to node1.
 func pbPod(t *testing.T, name, rv string) []byte {
 	var md []byte
-	md = protowire.AppendBytesField(md, pbField(t, "Pod", "metadata", "name"), []byte(name))
-	md = protowire.AppendBytesField(md, pbField(t, "Pod", "metadata", "namespace"), []byte("shop"))
-	md = protowire.AppendBytesField(md, pbField(t, "Pod", "metadata", "resourceVersion"), []byte(rv))
-	spec := protowire.AppendBytesField(nil, pbField(t, "Pod", "spec", "nodeName"), []byte(node1))
-	return append(protowire.AppendBytesField(nil, pbField(t, "Pod", "metadata"), md), protowire.AppendBytesField(nil, pbField(t, "Pod", "spec"), spec)...)
+	md = protoenc.AppendBytesField(md, pbField(t, "Pod", "metadata", "name"), []byte(name))
+	md = protoenc.AppendBytesField(md, pbField(t, "Pod", "metadata", "namespace"), []byte("shop"))
+	md = protoenc.AppendBytesField(md, pbField(t, "Pod", "metadata", "resourceVersion"), []byte(rv))
+	spec := protoenc.AppendBytesField(nil, pbField(t, "Pod", "spec", "nodeName"), []byte(node1))
+	return append(protoenc.AppendBytesField(nil, pbField(t, "Pod", "metadata"), md), protoenc.AppendBytesField(nil, pbField(t, "Pod", "spec"), spec)...)
 }
 
 // protobufAPI answers a list of one pod of node1, then a watch of one
@@ -49,12 +50,12 @@ type protobufAPI struct {
 }
 
 func startProtobufAPI(t *testing.T) *protobufAPI {
-	lm := protowire.AppendBytesField(nil, pbField(t, "PodList", "metadata", "resourceVersion"), []byte("10"))
+	lm := protoenc.AppendBytesField(nil, pbField(t, "PodList", "metadata", "resourceVersion"), []byte("10"))
 	a := &protobufAPI{}
-	a.raw = append(protowire.AppendBytesField(nil, pbField(t, "PodList", "metadata"), lm),
-		protowire.AppendBytesField(nil, pbField(t, "PodList", "items"), pbPod(t, "a", "9"))...)
-	a.list = protowire.AppendEnvelope(nil, "v1", "PodList", a.raw)
-	a.frame = protowire.AppendWatchFrame(nil, "ADDED", protowire.AppendEnvelope(nil, "v1", "Pod", pbPod(t, "b", "11")))
+	a.raw = append(protoenc.AppendBytesField(nil, pbField(t, "PodList", "metadata"), lm),
+		protoenc.AppendBytesField(nil, pbField(t, "PodList", "items"), pbPod(t, "a", "9"))...)
+	a.list = protoenc.AppendEnvelope(nil, "v1", "PodList", a.raw)
+	a.frame = protoenc.AppendWatchFrame(nil, "ADDED", protoenc.AppendEnvelope(nil, "v1", "Pod", pbPod(t, "b", "11")))
 	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("watch") != "true" {
 			w.Header().Set("Content-Type", wire.ContentTypeProtobuf)

@@ -29,6 +29,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/podwatch/podwatch/rest/wire"
 )
 
 // Module is the main module's path.
@@ -44,7 +46,7 @@ const MaxPackageLines = 3500
 const mediaTypeHome = "rest/wire/format.go"
 
 // mediaTypes are the literals only mediaTypeHome may hold.
-var mediaTypes = []string{"application/vnd.kubernetes.protobuf", "application/cbor"}
+var mediaTypes = []string{wire.ContentTypeProtobuf, wire.ContentTypeCBOR}
 
 // A Violation is one place a rule is broken.
 type Violation struct {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/protoenc"
 	"github.com/podwatch/podwatch/rest/protowire"
 	"github.com/podwatch/podwatch/rest/wire"
 )
@@ -42,45 +43,45 @@ func field(t testing.TB, kind string, path ...string) int {
 func pbMeta(t testing.TB, name, rv string, deleting bool, annotations map[string]string) []byte {
 	var b []byte
 	if name != "" {
-		b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "name"), []byte(name))
-		b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "namespace"), []byte("shop"))
+		b = protoenc.AppendBytesField(b, field(t, "Pod", "metadata", "name"), []byte(name))
+		b = protoenc.AppendBytesField(b, field(t, "Pod", "metadata", "namespace"), []byte("shop"))
 	}
-	b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "resourceVersion"), []byte(rv))
+	b = protoenc.AppendBytesField(b, field(t, "Pod", "metadata", "resourceVersion"), []byte(rv))
 	if deleting {
-		b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "deletionTimestamp"), protowire.AppendVarintField(nil, 1, 1796244129))
+		b = protoenc.AppendBytesField(b, field(t, "Pod", "metadata", "deletionTimestamp"), protoenc.AppendVarintField(nil, 1, 1796244129))
 	}
 	for k, v := range annotations {
-		entry := protowire.AppendBytesField(protowire.AppendBytesField(nil, 1, []byte(k)), 2, []byte(v))
-		b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "annotations"), entry)
+		entry := protoenc.AppendBytesField(protoenc.AppendBytesField(nil, 1, []byte(k)), 2, []byte(v))
+		b = protoenc.AppendBytesField(b, field(t, "Pod", "metadata", "annotations"), entry)
 	}
 	return b
 }
 
 func pbPod(t testing.TB, name, rv string, deleting bool, annotations map[string]string) []byte {
-	return protowire.AppendBytesField(nil, field(t, "Pod", "metadata"), pbMeta(t, name, rv, deleting, annotations))
+	return protoenc.AppendBytesField(nil, field(t, "Pod", "metadata"), pbMeta(t, name, rv, deleting, annotations))
 }
 
 func pbStatus(t testing.TB, code int, reason, message string) []byte {
 	var b []byte
-	b = protowire.AppendBytesField(b, field(t, "Status", "status"), []byte("Failure"))
-	b = protowire.AppendBytesField(b, field(t, "Status", "message"), []byte(message))
-	b = protowire.AppendBytesField(b, field(t, "Status", "reason"), []byte(reason))
-	return protowire.AppendVarintField(b, field(t, "Status", "code"), uint64(code))
+	b = protoenc.AppendBytesField(b, field(t, "Status", "status"), []byte("Failure"))
+	b = protoenc.AppendBytesField(b, field(t, "Status", "message"), []byte(message))
+	b = protoenc.AppendBytesField(b, field(t, "Status", "reason"), []byte(reason))
+	return protoenc.AppendVarintField(b, field(t, "Status", "code"), uint64(code))
 }
 
 // pbList is a PodList envelope of pods at rv.
 func pbList(t testing.TB, rv string, pods ...[]byte) []byte {
-	lm := protowire.AppendBytesField(nil, field(t, "PodList", "metadata", "resourceVersion"), []byte(rv))
-	raw := protowire.AppendBytesField(nil, field(t, "PodList", "metadata"), lm)
+	lm := protoenc.AppendBytesField(nil, field(t, "PodList", "metadata", "resourceVersion"), []byte(rv))
+	raw := protoenc.AppendBytesField(nil, field(t, "PodList", "metadata"), lm)
 	for _, p := range pods {
-		raw = protowire.AppendBytesField(raw, field(t, "PodList", "items"), p)
+		raw = protoenc.AppendBytesField(raw, field(t, "PodList", "items"), p)
 	}
-	return protowire.AppendEnvelope(nil, "v1", "PodList", raw)
+	return protoenc.AppendEnvelope(nil, "v1", "PodList", raw)
 }
 
 // pbFrame is one watch frame, its object an envelope of kind.
 func pbFrame(typ, kind string, raw []byte) []byte {
-	return protowire.AppendWatchFrame(nil, typ, protowire.AppendEnvelope(nil, "v1", kind, raw))
+	return protoenc.AppendWatchFrame(nil, typ, protoenc.AppendEnvelope(nil, "v1", kind, raw))
 }
 
 // protoStream is the protobuf twin of watchStream: a pod event, the
@@ -158,7 +159,7 @@ func TestProtobufBadFrames(t *testing.T) {
 	good := pbFrame("ADDED", "Pod", pbPod(t, "web-1", "215", false, nil))
 	wrongMagic := bytes.Replace(bytes.Clone(good), protowire.Magic, []byte("k9s\x00"), 1)
 	unknownKind := pbFrame("ADDED", "Secret", pbPod(t, "web-1", "215", false, nil))
-	noType := protowire.AppendWatchFrame(nil, "", protowire.AppendEnvelope(nil, "v1", "Pod", nil))
+	noType := protoenc.AppendWatchFrame(nil, "", protoenc.AppendEnvelope(nil, "v1", "Pod", nil))
 	// A WatchEvent whose type field announces more bytes than the frame has.
 	cutField := binary.BigEndian.AppendUint32(nil, 3)
 	cutField = append(cutField, 0x0a, 0x7f, 'A')
@@ -310,7 +311,7 @@ func TestProtobufTextAndPage(t *testing.T) {
 		if r.URL.Query().Get("watch") != "true" {
 			w.Header().Set("Content-Type", wire.ContentTypeProtobuf)
 			w.WriteHeader(http.StatusForbidden)
-			w.Write(protowire.AppendEnvelope(nil, "v1", "Status", pbStatus(t, 403, "Forbidden", "pods is forbidden")))
+			w.Write(protoenc.AppendEnvelope(nil, "v1", "Status", pbStatus(t, 403, "Forbidden", "pods is forbidden")))
 			return
 		}
 		w.Header().Set("Content-Type", wire.ContentTypeProtobuf+";stream=watch")

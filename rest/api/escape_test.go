@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podwatch/podwatch/internal/protoenc"
 	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/rest/protowire"
 )
@@ -59,7 +60,7 @@ func placeholder(i int, kind, s string) string { return special(i, kind, strings
 // specials as raw bytes, 0xff included, as the apiserver's protobuf does.
 func TestPodWithSpecialsWrittenAlikeFromJSONAndProtobuf(t *testing.T) {
 	serverJSON := podWithSpecials(t, special)
-	var enc protowire.Encoder
+	enc := protoenc.New()
 	pb, err := enc.Envelope(nil, podWithSpecials(t, placeholder))
 	if err != nil {
 		t.Fatalf("encode the pod as protobuf: %v", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/protoenc"
 	"github.com/podwatch/podwatch/rest/jsonx"
 	"github.com/podwatch/podwatch/rest/meta"
 	"github.com/podwatch/podwatch/rest/protowire"
@@ -318,11 +319,11 @@ func BenchmarkDecodeRealPodProtobuf(b *testing.B) {
 // JSON gives.
 func FuzzDecodePodProtobuf(f *testing.F) {
 	f.Add(readRealPodProtobuf(f).Raw)
-	meta1 := protowire.AppendBytesField(nil, 1, []byte("a"))
-	meta1 = protowire.AppendBytesField(meta1, 11, protowire.AppendBytesField(protowire.AppendBytesField(nil, 1, []byte("k")), 2, []byte("v")))
-	spec := protowire.AppendBytesField(nil, 2, protowire.AppendBytesField(nil, 1, []byte("c")))
-	spec = protowire.AppendBytesField(spec, 3, []byte("Always"))
-	f.Add(append(protowire.AppendBytesField(nil, 1, meta1), protowire.AppendBytesField(nil, 2, spec)...))
+	meta1 := protoenc.AppendBytesField(nil, 1, []byte("a"))
+	meta1 = protoenc.AppendBytesField(meta1, 11, protoenc.AppendBytesField(protoenc.AppendBytesField(nil, 1, []byte("k")), 2, []byte("v")))
+	spec := protoenc.AppendBytesField(nil, 2, protoenc.AppendBytesField(nil, 1, []byte("c")))
+	spec = protoenc.AppendBytesField(spec, 3, []byte("Always"))
+	f.Add(append(protoenc.AppendBytesField(nil, 1, meta1), protoenc.AppendBytesField(nil, 2, spec)...))
 	podMsg, _ := protowire.Root("Pod")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := DecodePodProtobuf(meta.TypeMeta{}, data)
@@ -397,16 +398,16 @@ func TestProtobufPodsConcurrently(t *testing.T) {
 // Unmodelled metadata members of a pod read from protobuf are returned as the
 // JSON a pod read from JSON returns for them.
 func TestProtobufPodUnmodelled(t *testing.T) {
-	owner := protowire.AppendBytesField(nil, 1, []byte("ReplicaSet"))
-	owner = protowire.AppendBytesField(owner, 3, []byte("web-7d9f"))
-	owner = protowire.AppendBytesField(owner, 4, []byte("u-1"))
-	owner = protowire.AppendBytesField(owner, 5, []byte("apps/v1"))
-	owner = protowire.AppendVarintField(owner, 6, 1)
-	md := protowire.AppendBytesField(nil, 1, []byte("web"))
-	md = protowire.AppendBytesField(md, 13, owner)
-	md = protowire.AppendBytesField(md, 14, []byte("example.com/a"))
-	md = protowire.AppendBytesField(md, 14, []byte("example.com/b"))
-	pod := protowire.AppendBytesField(nil, 1, md)
+	owner := protoenc.AppendBytesField(nil, 1, []byte("ReplicaSet"))
+	owner = protoenc.AppendBytesField(owner, 3, []byte("web-7d9f"))
+	owner = protoenc.AppendBytesField(owner, 4, []byte("u-1"))
+	owner = protoenc.AppendBytesField(owner, 5, []byte("apps/v1"))
+	owner = protoenc.AppendVarintField(owner, 6, 1)
+	md := protoenc.AppendBytesField(nil, 1, []byte("web"))
+	md = protoenc.AppendBytesField(md, 13, owner)
+	md = protoenc.AppendBytesField(md, 14, []byte("example.com/a"))
+	md = protoenc.AppendBytesField(md, 14, []byte("example.com/b"))
+	pod := protoenc.AppendBytesField(nil, 1, md)
 	p, err := DecodePodProtobuf(meta.TypeMeta{}, pod)
 	if err != nil {
 		t.Fatalf("DecodePodProtobuf: %v", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/fxamacker/cbor/v2"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/cborenc"
 	"github.com/podwatch/podwatch/rest/cborwire"
 )
 
@@ -53,7 +54,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 		"scalars": []byte(`{"a":[1,-2,-9223372036854775808,18446744073709551615,1.5,0.1,1e-7,1e300,true,false,null,"x<&>\u2028"],"b":{}}`),
 	} {
 		t.Run(name, func(t *testing.T) {
-			item, err := cborwire.EncodeJSON(js)
+			item, err := cborenc.EncodeJSON(js)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +77,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 }
 
 func TestEncodeEvent(t *testing.T) {
-	item, err := cborwire.EncodeEvent("ADDED", []byte(`{"kind":"Pod"}`))
+	item, err := cborenc.EncodeEvent("ADDED", []byte(`{"kind":"Pod"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func FuzzTranscode(f *testing.F) {
 		if !json.Valid(js) {
 			t.Fatalf("not JSON: %s", js)
 		}
-		again, err := cborwire.EncodeJSON(js)
+		again, err := cborenc.EncodeJSON(js)
 		if err != nil {
 			t.Fatalf("encode %s: %v", js, err)
 		}
@@ -171,7 +172,7 @@ func FuzzTranscode(f *testing.F) {
 func TestAppendEventStringSizes(t *testing.T) {
 	for _, n := range []int{0, 23, 24, 255, 256, 65535, 65536} {
 		typ := strings.Repeat("T", n)
-		item := cborwire.AppendEvent(nil, typ, []byte{0xf6})
+		item := cborenc.AppendEvent(nil, typ, []byte{0xf6})
 		var got map[string]any
 		dm, _ := cbor.DecOptions{DefaultByteStringType: reflect.TypeOf(""), ByteStringToString: cbor.ByteStringToStringAllowed}.DecMode()
 		if err := dm.Unmarshal(item, &got); err != nil {

@@ -34,7 +34,7 @@ func BenchmarkEncodePod(b *testing.B) {
 		b.Fatal(err)
 	}
 	js := transcode(b, pb)
-	var enc Encoder
+	var enc encoder
 	var out []byte
 	b.SetBytes(int64(len(js)))
 	b.ReportAllocs()

@@ -1,5 +1,5 @@
 // Package protowire reads the Kubernetes protobuf wire format
-// (application/vnd.kubernetes.protobuf), the kubelet's own, and turns what it
+// (wire.ContentTypeProtobuf), the kubelet's own, and turns what it
 // reads into the JSON the apiserver would have sent for the same object, so
 // that the JSON decoders (api.DecodePod, meta.ParseStatus, the list and watch
 // decoders' event logic) serve both content types unchanged.
@@ -10,8 +10,8 @@
 //     then a runtime.Unknown message: typeMeta (1: apiVersion, 2: kind), raw
 //     (2: the object's own message), contentEncoding (3) and contentType (4),
 //     both empty. A list's raw is a PodList: metadata (1), items (2, repeated).
-//   - A watch body (Content-Type application/vnd.kubernetes.protobuf;stream=watch)
-//     is a sequence of frames, each a 4-byte big-endian length and that many
+//   - A watch body (Content-Type wire.ContentTypeProtobufWatch, the media type
+//     with stream=watch) is a sequence of frames, each a 4-byte big-endian length and that many
 //     bytes of a WatchEvent message (no magic): type (1) and object (2), a
 //     RawExtension whose raw (1) is an envelope as above.
 //   - An ERROR event's object is a Status in the envelope, and a protobuf

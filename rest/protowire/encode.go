@@ -4,10 +4,12 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/podwatch/podwatch/internal/protoenc"
+
 	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
-// Encoder writes an object given as the apiserver's JSON as the protobuf the
+// encoder writes an object given as the apiserver's JSON as the protobuf the
 // apiserver sends for it: the inverse of the Transcoder. It writes what the
 // v1.37 apiserver's generated marshallers write, checked byte for byte
 // against a pod it sent:
@@ -29,9 +31,11 @@ import (
 //     the apiserver's JSON decoding has it before the object is stored.
 //
 // JSON the schema cannot hold is a *SchemaError naming the member; malformed
-// JSON a *jsonx.SyntaxError. The zero Encoder is ready; it reuses its scratch
-// space and is not safe for concurrent use.
-type Encoder struct {
+// JSON a *jsonx.SyntaxError. The zero encoder is ready; it reuses its scratch
+// space and is not safe for concurrent use. Podwatch's servers reach it as a
+// protoenc.Encoder (internal/protoenc): writing protobuf is no part of the
+// public API.
+type encoder struct {
 	doc   []byte
 	r     jsonx.Reader
 	nodes []jnode // the document's values, indexed in one pass
@@ -85,10 +89,10 @@ func prefix(err error, seg string) error {
 	return err
 }
 
-// Message appends to b the message m encoded in data, the JSON of one m (a
+// encode appends to b the message m encoded in data, the JSON of one m (a
 // list item, say). On an error, what it appended is garbage: callers keep
 // their own b.
-func (e *Encoder) Message(b []byte, m Message, data []byte) ([]byte, error) {
+func (e *encoder) encode(b []byte, m Message, data []byte) ([]byte, error) {
 	root, err := e.load(data)
 	if err != nil {
 		return b, err
@@ -97,7 +101,7 @@ func (e *Encoder) Message(b []byte, m Message, data []byte) ([]byte, error) {
 }
 
 // load indexes data, a JSON document, and returns its root.
-func (e *Encoder) load(data []byte) (int32, error) {
+func (e *encoder) load(data []byte) (int32, error) {
 	if len(data) > 1<<31-1 {
 		return absent, &SchemaError{Reason: "JSON longer than 2 GiB"}
 	}
@@ -115,7 +119,7 @@ func (e *Encoder) load(data []byte) (int32, error) {
 }
 
 // index reads the next value into nodes, its members and elements too.
-func (e *Encoder) index() int32 {
+func (e *encoder) index() int32 {
 	c := e.r.Kind()
 	i := int32(len(e.nodes))
 	e.nodes = append(e.nodes, jnode{lo: int32(e.r.Pos()), first: absent, next: absent})
@@ -148,10 +152,10 @@ func (e *Encoder) index() int32 {
 }
 
 // key is member v's key.
-func (e *Encoder) key(v int32) []byte { return e.arena[e.nodes[v].klo:e.nodes[v].khi] }
+func (e *encoder) key(v int32) []byte { return e.arena[e.nodes[v].klo:e.nodes[v].khi] }
 
 // member finds the member named name of object v.
-func (e *Encoder) member(v int32, name string) int32 {
+func (e *encoder) member(v int32, name string) int32 {
 	if v == absent || e.doc[e.nodes[v].lo] != '{' {
 		return absent
 	}
@@ -168,7 +172,7 @@ func (e *Encoder) member(v int32, name string) int32 {
 // apiVersion members name its message: Magic, then the Unknown holding the
 // type, the message and the empty contentEncoding and contentType the
 // apiserver writes. A kind the schema does not hold is a *KindError.
-func (e *Encoder) Envelope(b []byte, data []byte) ([]byte, error) {
+func (e *encoder) Envelope(b []byte, data []byte) ([]byte, error) {
 	root, err := e.load(data)
 	if err != nil {
 		return b, err
@@ -176,7 +180,7 @@ func (e *Encoder) Envelope(b []byte, data []byte) ([]byte, error) {
 	return e.envelope(b, root)
 }
 
-func (e *Encoder) envelope(b []byte, v int32) ([]byte, error) {
+func (e *encoder) envelope(b []byte, v int32) ([]byte, error) {
 	if e.doc[e.nodes[v].lo] != '{' {
 		return b, e.wrongType(v, "an object")
 	}
@@ -196,8 +200,8 @@ func (e *Encoder) envelope(b []byte, v int32) ([]byte, error) {
 	b = append(b, Magic...)
 	b = appendKey(b, 1, wireBytes)
 	b, tm := beginLen(b)
-	b = AppendBytesField(b, 1, apiVersion)
-	b = AppendBytesField(b, 2, kind)
+	b = protoenc.AppendBytesField(b, 1, apiVersion)
+	b = protoenc.AppendBytesField(b, 2, kind)
 	b = endLen(b, tm)
 	b = appendKey(b, 2, wireBytes)
 	b, mark := beginLen(b)
@@ -205,12 +209,12 @@ func (e *Encoder) envelope(b []byte, v int32) ([]byte, error) {
 		return b[:start], err
 	}
 	b = endLen(b, mark)
-	b = AppendBytesField(b, 3, nil)
-	return AppendBytesField(b, 4, nil), nil
+	b = protoenc.AppendBytesField(b, 3, nil)
+	return protoenc.AppendBytesField(b, 4, nil), nil
 }
 
 // stringMember reads object v's string member name, "" when absent.
-func (e *Encoder) stringMember(v int32, name string) ([]byte, error) {
+func (e *encoder) stringMember(v int32, name string) ([]byte, error) {
 	m := e.member(v, name)
 	if e.null(m) {
 		return nil, nil
@@ -227,7 +231,7 @@ func (e *Encoder) stringMember(v int32, name string) ([]byte, error) {
 // WatchFrame appends to b one frame of a protobuf watch: the 4-byte
 // big-endian length, then a WatchEvent of type typ whose object is a
 // RawExtension holding the envelope of object (JSON).
-func (e *Encoder) WatchFrame(b []byte, typ string, object []byte) ([]byte, error) {
+func (e *encoder) WatchFrame(b []byte, typ string, object []byte) ([]byte, error) {
 	root, err := e.load(object)
 	if err != nil {
 		return b, err
@@ -236,7 +240,7 @@ func (e *Encoder) WatchFrame(b []byte, typ string, object []byte) ([]byte, error
 }
 
 // EventFrame is WatchFrame for a JSON watch event {"type":T,"object":O}.
-func (e *Encoder) EventFrame(b []byte, event []byte) ([]byte, error) {
+func (e *encoder) EventFrame(b []byte, event []byte) ([]byte, error) {
 	root, err := e.load(event)
 	if err != nil {
 		return b, err
@@ -256,11 +260,11 @@ func (e *Encoder) EventFrame(b []byte, event []byte) ([]byte, error) {
 	return out, prefix(err, "object")
 }
 
-func watchFrame[T string | []byte](e *Encoder, b []byte, typ T, object int32) ([]byte, error) {
+func watchFrame[T string | []byte](e *encoder, b []byte, typ T, object int32) ([]byte, error) {
 	start := len(b)
 	b = append(b, 0, 0, 0, 0)
 	b = appendKey(b, 1, wireBytes)
-	b = AppendVarint(b, uint64(len(typ)))
+	b = protoenc.AppendVarint(b, uint64(len(typ)))
 	b = append(b, typ...) // before the arena typ may sit in is reused
 	b = appendKey(b, 2, wireBytes)
 	b, ext := beginLen(b)
@@ -281,7 +285,7 @@ func watchFrame[T string | []byte](e *Encoder, b []byte, typ T, object int32) ([
 
 // appendKey appends a field's key: its number and wire type.
 func appendKey(b []byte, num int32, wire uint8) []byte {
-	return AppendVarint(b, uint64(num)<<3|uint64(wire))
+	return protoenc.AppendVarint(b, uint64(num)<<3|uint64(wire))
 }
 
 // beginLen reserves one byte for the length of what follows; endLen writes
@@ -311,4 +315,18 @@ func varintSize(x uint64) int {
 		n++
 	}
 	return n
+}
+
+func init() {
+	protoenc.Register(func() protoenc.Encoder { return new(encoder) })
+}
+
+// Message is encode for a root kind's message (Pod, PodList, Status), as
+// protoenc.Encoder has it.
+func (e *encoder) Message(b []byte, kind string, data []byte) ([]byte, error) {
+	m, ok := Root(kind)
+	if !ok {
+		return b, &KindError{Kind: kind}
+	}
+	return e.encode(b, m, data)
 }

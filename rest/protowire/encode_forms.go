@@ -3,6 +3,8 @@ package protowire
 import (
 	"strconv"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/protoenc"
 )
 
 // The forms, the other way: a message whose JSON is one scalar, written as
@@ -12,7 +14,7 @@ import (
 const rfc3339Micro = "2006-01-02T15:04:05.000000Z07:00"
 
 // form appends the content of the special message mi from the JSON value v.
-func (e *Encoder) form(b []byte, mi int, v int32) ([]byte, error) {
+func (e *encoder) form(b []byte, mi int, v int32) ([]byte, error) {
 	null := e.null(v)
 	switch messages[mi].form {
 	case formTime, formMicroTime:
@@ -31,20 +33,20 @@ func (e *Encoder) form(b []byte, mi int, v int32) ([]byte, error) {
 				return b, &SchemaError{Offset: e.offset(v), Reason: "malformed duration " + strconv.Quote(string(s))}
 			}
 		}
-		return AppendVarintField(b, 1, uint64(d)), nil
+		return protoenc.AppendVarintField(b, 1, uint64(d)), nil
 	case formQuantity:
 		if null {
-			return AppendBytesField(b, 1, []byte("0")), nil
+			return protoenc.AppendBytesField(b, 1, []byte("0")), nil
 		}
 		if c := e.first(v); c == '-' || c >= '0' && c <= '9' {
 			// A quantity may be given as a JSON number; its text is the quantity.
-			return AppendBytesField(b, 1, e.raw(v)), nil
+			return protoenc.AppendBytesField(b, 1, e.raw(v)), nil
 		}
 		s, err := e.scalarString(v, "a quantity")
 		if err != nil {
 			return b, err
 		}
-		return AppendBytesField(b, 1, s), nil
+		return protoenc.AppendBytesField(b, 1, s), nil
 	case formIntOrString:
 		return e.intOrString(b, v)
 	}
@@ -53,7 +55,7 @@ func (e *Encoder) form(b []byte, mi int, v int32) ([]byte, error) {
 
 // scalarString reads the string v into the arena (popped by the caller's
 // next use); the result is valid until the arena grows.
-func (e *Encoder) scalarString(v int32, want string) ([]byte, error) {
+func (e *encoder) scalarString(v int32, want string) ([]byte, error) {
 	if e.first(v) != '"' {
 		return nil, e.wrongType(v, want)
 	}
@@ -68,7 +70,7 @@ func (e *Encoder) scalarString(v int32, want string) ([]byte, error) {
 // timestamp writes a Time or MicroTime: seconds (1) and nanos (2), both
 // always. A Time keeps whole seconds, as its Marshal does (its JSON holds no
 // more); the zero time is an empty message.
-func (e *Encoder) timestamp(b []byte, f form, v int32) ([]byte, error) {
+func (e *encoder) timestamp(b []byte, f form, v int32) ([]byte, error) {
 	s, err := e.scalarString(v, "an RFC 3339 time")
 	if err != nil {
 		return b, err
@@ -88,13 +90,13 @@ func (e *Encoder) timestamp(b []byte, f form, v int32) ([]byte, error) {
 	if f == formMicroTime {
 		nanos = int32(t.Nanosecond())
 	}
-	b = AppendVarintField(b, 1, uint64(t.Unix()))
-	return AppendVarintField(b, 2, uint64(int64(nanos))), nil
+	b = protoenc.AppendVarintField(b, 1, uint64(t.Unix()))
+	return protoenc.AppendVarintField(b, 2, uint64(int64(nanos))), nil
 }
 
 // intOrString writes type (1), intVal (2) and strVal (3), all three always,
 // from a JSON number (type 0) or string (type 1).
-func (e *Encoder) intOrString(b []byte, v int32) ([]byte, error) {
+func (e *encoder) intOrString(b []byte, v int32) ([]byte, error) {
 	var typ uint64
 	var n int64
 	var s []byte
@@ -112,7 +114,7 @@ func (e *Encoder) intOrString(b []byte, v int32) ([]byte, error) {
 			return b, err
 		}
 	}
-	b = AppendVarintField(b, 1, typ)
-	b = AppendVarintField(b, 2, uint64(n))
-	return AppendBytesField(b, 3, s), nil
+	b = protoenc.AppendVarintField(b, 1, typ)
+	b = protoenc.AppendVarintField(b, 2, uint64(n))
+	return protoenc.AppendBytesField(b, 3, s), nil
 }

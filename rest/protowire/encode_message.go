@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/podwatch/podwatch/internal/protoenc"
 )
 
 // layout is how the encoder finds a message's fields among JSON members. An
@@ -70,7 +72,7 @@ var layouts = func() []layout {
 
 // message appends the content of message mi (no key, no length) from the
 // JSON value v: absent or null is the zero value.
-func (e *Encoder) message(b []byte, mi int, v int32, depth int) ([]byte, error) {
+func (e *encoder) message(b []byte, mi int, v int32, depth int) ([]byte, error) {
 	if depth > maxDepth {
 		return b, &SchemaError{Offset: e.offset(v), Reason: "messages nested too deeply"}
 	}
@@ -92,23 +94,23 @@ func (e *Encoder) message(b []byte, mi int, v int32, depth int) ([]byte, error) 
 		if e.null(v) {
 			return b, nil
 		}
-		return AppendBytesField(b, 1, e.raw(v)), nil
+		return protoenc.AppendBytesField(b, 1, e.raw(v)), nil
 	}
 	return e.form(b, mi, v)
 }
 
 // null reports whether v is absent or null.
-func (e *Encoder) null(v int32) bool {
+func (e *encoder) null(v int32) bool {
 	return v == absent || e.doc[e.nodes[v].lo] == 'n'
 }
 
 // first is the first byte of v, which is not absent.
-func (e *Encoder) first(v int32) byte { return e.doc[e.nodes[v].lo] }
+func (e *encoder) first(v int32) byte { return e.doc[e.nodes[v].lo] }
 
 // raw is v's bytes.
-func (e *Encoder) raw(v int32) []byte { return e.doc[e.nodes[v].lo:e.nodes[v].hi] }
+func (e *encoder) raw(v int32) []byte { return e.doc[e.nodes[v].lo:e.nodes[v].hi] }
 
-func (e *Encoder) offset(v int32) int64 {
+func (e *encoder) offset(v int32) int64 {
 	if v == absent {
 		return 0
 	}
@@ -116,13 +118,13 @@ func (e *Encoder) offset(v int32) int64 {
 }
 
 // at points the reader at the value v.
-func (e *Encoder) at(v int32) {
+func (e *encoder) at(v int32) {
 	e.r.Reset(e.raw(v))
 	e.r.Base = int64(e.nodes[v].lo)
 }
 
 // wrongType is a value of a JSON type the field cannot hold.
-func (e *Encoder) wrongType(v int32, want string) error {
+func (e *encoder) wrongType(v int32, want string) error {
 	return &SchemaError{Offset: e.offset(v), Reason: "want " + want + ", found " + describe(e.first(v))}
 }
 
@@ -144,7 +146,7 @@ func describe(c byte) string {
 
 // scanObject records which member of object v is each field of message
 // mi, in the slots that start at base.
-func (e *Encoder) scanObject(mi int, v int32, base int32) error {
+func (e *encoder) scanObject(mi int, v int32, base int32) error {
 	if e.null(v) {
 		return nil
 	}
@@ -168,7 +170,7 @@ func (e *Encoder) scanObject(mi int, v int32, base int32) error {
 
 // fields appends the fields of message mi, whose slots start at base, in
 // field-number order.
-func (e *Encoder) fields(b []byte, mi int, base int32, depth int) ([]byte, error) {
+func (e *encoder) fields(b []byte, mi int, base int32, depth int) ([]byte, error) {
 	l := &layouts[mi]
 	for _, i := range l.order {
 		f := &messages[mi].fields[i]
@@ -202,7 +204,7 @@ func (e *Encoder) fields(b []byte, mi int, base int32, depth int) ([]byte, error
 }
 
 // repeated appends each element of the array v as an occurrence of f.
-func (e *Encoder) repeated(b []byte, f *field, v int32, depth int) ([]byte, error) {
+func (e *encoder) repeated(b []byte, f *field, v int32, depth int) ([]byte, error) {
 	if e.null(v) {
 		return b, nil
 	}
@@ -223,7 +225,7 @@ func (e *Encoder) repeated(b []byte, f *field, v int32, depth int) ([]byte, erro
 // mapField appends the object v as map entries {1 key, 2 value} in sorted
 // key order, as the apiserver writes a Go map; a key given twice keeps its
 // last value, as a Go map does.
-func (e *Encoder) mapField(b []byte, f *field, v int32, depth int) ([]byte, error) {
+func (e *encoder) mapField(b []byte, f *field, v int32, depth int) ([]byte, error) {
 	if e.null(v) {
 		return b, nil
 	}
@@ -248,7 +250,7 @@ func (e *Encoder) mapField(b []byte, f *field, v int32, depth int) ([]byte, erro
 		b = appendKey(b, f.num, wireBytes)
 		var mark int
 		b, mark = beginLen(b)
-		b = AppendBytesField(b, 1, key)
+		b = protoenc.AppendBytesField(b, 1, key)
 		var err error
 		if b, err = e.value(b, &entry, c, depth); err != nil {
 			return b, prefix(err, "["+strconv.Quote(string(key))+"]")
@@ -258,11 +260,11 @@ func (e *Encoder) mapField(b []byte, f *field, v int32, depth int) ([]byte, erro
 	return b, nil
 }
 
-func (e *Encoder) byKey(x, y int32) int { return bytes.Compare(e.key(x), e.key(y)) }
+func (e *encoder) byKey(x, y int32) int { return bytes.Compare(e.key(x), e.key(y)) }
 
 // value appends one occurrence of f (key and value) from the JSON value v;
 // absent or null is the zero value of f's kind.
-func (e *Encoder) value(b []byte, f *field, v int32, depth int) ([]byte, error) {
+func (e *encoder) value(b []byte, f *field, v int32, depth int) ([]byte, error) {
 	null := e.null(v)
 	switch f.kind {
 	case kindString:
@@ -295,10 +297,10 @@ func (e *Encoder) value(b []byte, f *field, v int32, depth int) ([]byte, error) 
 				x = 1
 			}
 		}
-		return AppendVarintField(b, int(f.num), x), e.r.Err()
+		return protoenc.AppendVarintField(b, int(f.num), x), e.r.Err()
 	case kindInt32, kindInt64:
 		x, err := e.integer(f, v)
-		return AppendVarintField(b, int(f.num), uint64(x)), err
+		return protoenc.AppendVarintField(b, int(f.num), uint64(x)), err
 	case kindDouble:
 		x, err := e.double(v)
 		b = appendKey(b, f.num, wireFixed64)
@@ -310,7 +312,7 @@ func (e *Encoder) value(b []byte, f *field, v int32, depth int) ([]byte, error) 
 	return endLen(b, mark), err
 }
 
-func (e *Encoder) integer(f *field, v int32) (int64, error) {
+func (e *encoder) integer(f *field, v int32) (int64, error) {
 	if e.null(v) {
 		return 0, nil
 	}
@@ -328,7 +330,7 @@ func (e *Encoder) integer(f *field, v int32) (int64, error) {
 	return x, nil
 }
 
-func (e *Encoder) double(v int32) (float64, error) {
+func (e *encoder) double(v int32) (float64, error) {
 	if e.null(v) {
 		return 0, nil
 	}
@@ -344,7 +346,7 @@ func (e *Encoder) double(v int32) (float64, error) {
 
 // base64 appends the length and the bytes a base64 string holds, which
 // encoding/json reads as a []byte.
-func (e *Encoder) base64(b []byte, v int32) ([]byte, error) {
+func (e *encoder) base64(b []byte, v int32) ([]byte, error) {
 	if e.first(v) != '"' {
 		return b, e.wrongType(v, "a base64 string")
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
@@ -22,7 +23,7 @@ func TestEncodeRecordedPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var enc Encoder
+	var enc encoder
 	got, err := enc.Envelope(nil, transcode(t, pb))
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func transcode(t testing.TB, envelope []byte) []byte {
 // TestEncodeZeroFields: what JSON leaves out the apiserver still writes, each
 // non-pointer field as its zero value, and a pointer only when set.
 func TestEncodeZeroFields(t *testing.T) {
-	var enc Encoder
+	var enc encoder
 	got, err := enc.Envelope(nil, []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"gone","reason":"Expired","code":410}`))
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +146,7 @@ func TestEncodeForms(t *testing.T) {
 		`"spec":{"containers":[{"name":"c","resources":{"limits":{"memory":"128Mi","cpu":"1"}},` +
 		`"livenessProbe":{"httpGet":{"path":"/","port":"http"},"periodSeconds":5},"readinessProbe":{"tcpSocket":{"port":8080}}}],` +
 		`"volumes":[{"name":"v","configMap":{"name":"cm","defaultMode":420}}],"nodeName":"node-a","priority":-5},"status":{}}`
-	var enc Encoder
+	var enc encoder
 	pb, err := enc.Envelope(nil, []byte(pod))
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +191,7 @@ func TestEncodeSchemaErrors(t *testing.T) {
 		{"inline member", `{"kind":"Pod","apiVersion":"v1","spec":{"volumes":[{"name":"v","emptyDir":{"medium":7}}]}}`, "spec.volumes[0].emptyDir.medium"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var enc Encoder
+			var enc encoder
 			_, err := enc.Envelope(nil, []byte(tc.json))
 			var se *SchemaError
 			if !errors.As(err, &se) {
@@ -201,7 +202,7 @@ func TestEncodeSchemaErrors(t *testing.T) {
 			}
 		})
 	}
-	var enc Encoder
+	var enc encoder
 	var ke *KindError
 	if _, err := enc.Envelope(nil, []byte(`{"kind":"Secret","apiVersion":"v1"}`)); !errors.As(err, &ke) {
 		t.Errorf("a Secret: got %v, want a *KindError", err)
@@ -215,7 +216,7 @@ func TestEncodeSchemaErrors(t *testing.T) {
 // TestEncodeWatchFrame reads a frame back with the decoder: length prefix,
 // WatchEvent, RawExtension, envelope.
 func TestEncodeWatchFrame(t *testing.T) {
-	var enc Encoder
+	var enc encoder
 	ev := []byte(`{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"7"},"spec":{"containers":null},"status":{}}}`)
 	b, err := enc.EventFrame([]byte("prefix"), ev)
 	if err != nil {
@@ -258,7 +259,7 @@ func FuzzEncodeRoundTrip(f *testing.F) {
 			return
 		}
 		js = bytes.Clone(js)
-		var enc Encoder
+		var enc encoder
 		pb, err := enc.Envelope(nil, js)
 		if err != nil {
 			t.Fatalf("encode %s: %v", js, err)
@@ -295,7 +296,7 @@ func FuzzEncodeJSON(f *testing.F) {
 	f.Add([]byte(`{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1"}}`))
 	f.Add([]byte(`{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"pods","verbs":["get"]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var enc Encoder
+		var enc encoder
 		if _, err := enc.EventFrame(nil, b); err != nil {
 			checkTyped(t, err)
 		}

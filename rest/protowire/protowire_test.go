@@ -6,13 +6,15 @@ import (
 	"errors"
 	"os"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/protoenc"
 )
 
-func varint(b []byte, x uint64) []byte { return AppendVarint(b, x) }
+func varint(b []byte, x uint64) []byte { return protoenc.AppendVarint(b, x) }
 
-func bytesField(num int, v []byte) []byte { return AppendBytesField(nil, num, v) }
+func bytesField(num int, v []byte) []byte { return protoenc.AppendBytesField(nil, num, v) }
 
-func varintField(num int, v uint64) []byte { return AppendVarintField(nil, num, v) }
+func varintField(num int, v uint64) []byte { return protoenc.AppendVarintField(nil, num, v) }
 
 func cat(parts ...[]byte) []byte {
 	var b []byte
@@ -23,7 +25,7 @@ func cat(parts ...[]byte) []byte {
 }
 
 func envelope(apiVersion, kind string, raw []byte) []byte {
-	return AppendEnvelope(nil, apiVersion, kind, raw)
+	return protoenc.AppendEnvelope(nil, apiVersion, kind, raw)
 }
 
 func TestTranscodeForms(t *testing.T) {

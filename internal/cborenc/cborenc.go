@@ -1,4 +1,11 @@
-package cborwire
+// Package cborenc writes the apiserver's CBOR (wire.CBOR: an object as one
+// self-described item, a watch as a sequence of them), for podwatch's own
+// servers, which answer a CBOR client in the form it asks for. Reading CBOR
+// is rest/cborwire's; writing it lives here, apart from the public packages,
+// with the CBOR library it is built on (github.com/fxamacker/cbor/v2, the
+// one Kubernetes uses), so that a program that only watches pods does not
+// pull that library in.
+package cborenc
 
 import (
 	"bytes"
@@ -9,6 +16,8 @@ import (
 	"strconv"
 
 	"github.com/fxamacker/cbor/v2"
+
+	"github.com/podwatch/podwatch/rest/cborwire"
 )
 
 // selfDescribed is the self-describe tag's header, which the apiserver
@@ -44,7 +53,7 @@ func EncodeJSON(js []byte) ([]byte, error) {
 }
 
 // EncodeEvent encodes a watch event of type typ whose object's JSON is obj,
-// as the apiserver writes it on an application/cbor-seq stream: a
+// as the apiserver writes it on a CBOR watch stream (a sequence): a
 // self-described map of "type" and "object", the object self-described too.
 // Items follow one another on the stream without framing.
 func EncodeEvent(typ string, obj []byte) ([]byte, error) {
@@ -73,17 +82,17 @@ func appendByteString(b []byte, s string) []byte {
 	n := uint64(len(s))
 	switch {
 	case n < 24:
-		b = append(b, MajorBytes<<5|byte(n))
+		b = append(b, cborwire.MajorBytes<<5|byte(n))
 	case n <= math.MaxUint8:
-		b = append(b, MajorBytes<<5|24, byte(n))
+		b = append(b, cborwire.MajorBytes<<5|24, byte(n))
 	case n <= math.MaxUint16:
-		b = append(b, MajorBytes<<5|25)
+		b = append(b, cborwire.MajorBytes<<5|25)
 		b = binary.BigEndian.AppendUint16(b, uint16(n))
 	case n <= math.MaxUint32:
-		b = append(b, MajorBytes<<5|26)
+		b = append(b, cborwire.MajorBytes<<5|26)
 		b = binary.BigEndian.AppendUint32(b, uint32(n))
 	default:
-		b = append(b, MajorBytes<<5|27)
+		b = append(b, cborwire.MajorBytes<<5|27)
 		b = binary.BigEndian.AppendUint64(b, n)
 	}
 	return append(b, s...)
@@ -152,7 +161,7 @@ func AppendJSON(b, js []byte) ([]byte, error) {
 
 // AppendEventJSON appends to b the CBOR watch event item of the JSON watch
 // event ev ({"type": ..., "object": ...}), its object self-described too,
-// as the apiserver writes events on an application/cbor-seq stream.
+// as the apiserver writes events on a CBOR watch stream.
 func AppendEventJSON(b, ev []byte) ([]byte, error) {
 	var e struct {
 		Type   *string         `json:"type"`

@@ -1,9 +1,18 @@
-package protowire
+package protoenc
 
 import "encoding/binary"
 
+// Wire types and the envelope's magic, facts of the format (protowire reads
+// them with its own).
+const (
+	wireVarint = 0
+	wireBytes  = 2
+)
+
+var magic = []byte("k8s\x00")
+
 // The Append functions write the wire format's building blocks: what the
-// tests build streams with, and what encoders of objects build on.
+// tests build streams with, and what the Encoder builds on.
 
 // AppendVarint appends x as a varint.
 func AppendVarint(b []byte, x uint64) []byte { return binary.AppendUvarint(b, x) }
@@ -26,7 +35,7 @@ func AppendEnvelope(b []byte, apiVersion, kind string, raw []byte) []byte {
 	var tm []byte
 	tm = AppendBytesField(tm, 1, []byte(apiVersion))
 	tm = AppendBytesField(tm, 2, []byte(kind))
-	b = append(b, Magic...)
+	b = append(b, magic...)
 	b = AppendBytesField(b, 1, tm)
 	b = AppendBytesField(b, 2, raw)
 	b = AppendBytesField(b, 3, nil)
