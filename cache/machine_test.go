@@ -214,7 +214,7 @@ func TestReflectorGivesUpBeforeTheFirstSync(t *testing.T) {
 		var asked []error
 		giveUp := func(err error) bool {
 			asked = append(asked, err)
-			return !rest.IsRetryable(err)
+			return rest.IsForbidden(err)
 		}
 		err, returned, steps := runUntilReturn(t, lw, ReflectorOptions{Name: "pods", GiveUp: giveUp}, time.Hour)
 		if !returned {

@@ -144,27 +144,6 @@ func codeIs(err error, code int32) bool {
 // Expired). A reflector answers it with a relist.
 func IsGone(err error) bool { return codeIs(err, http.StatusGone) }
 
-// IsRetryable reports a failure that waiting may cure: a request timeout
-// (408), a resourceVersion too old (410, cured by a relist), the server's
-// overload (429) or a server-side failure (5xx). Anything else (a refused
-// credential, a missing resource, a malformed request, and errors that are
-// not a server's answer at all: TLS, DNS, a refused connection) is not: the
-// same request would meet the same answer.
-func IsRetryable(err error) bool {
-	se, ok := AsStatusError(err)
-	if !ok {
-		return false
-	}
-	switch c := se.Status.Code; {
-	case c == http.StatusRequestTimeout, c == http.StatusGone, c == http.StatusTooManyRequests, c >= 500:
-		return true
-	}
-	return false
-}
-
-// IsTooManyRequests reports a 429.
-func IsTooManyRequests(err error) bool { return codeIs(err, http.StatusTooManyRequests) }
-
 // IsNotFound reports a 404.
 func IsNotFound(err error) bool { return codeIs(err, http.StatusNotFound) }
 

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -33,8 +32,8 @@ func TestRetryAfterSources(t *testing.T) {
 			if got := RetryAfter(err); got != tc.want {
 				t.Errorf("RetryAfter = %v, want %v", got, tc.want)
 			}
-			if !IsTooManyRequests(err) {
-				t.Errorf("IsTooManyRequests(%v) = false through wrapping", err)
+			if se, ok := AsStatusError(err); !ok || se.Status.Code != 429 {
+				t.Errorf("AsStatusError(%v) = %v, %t; want the 429 through wrapping", err, se, ok)
 			}
 		})
 	}
@@ -51,23 +50,5 @@ func TestStatusErrorText(t *testing.T) {
 	}
 	if RetryAfter(fmt.Errorf("plain")) != 0 || IsGone(nil) {
 		t.Error("predicates report something for errors that are not StatusErrors")
-	}
-}
-
-func TestIsRetryable(t *testing.T) {
-	for _, tc := range []struct {
-		code int
-		want bool
-	}{
-		{400, false}, {401, false}, {403, false}, {404, false}, {405, false}, {422, false},
-		{408, true}, {410, true}, {429, true}, {500, true}, {502, true}, {503, true}, {504, true},
-	} {
-		err := fmt.Errorf("list pods: %w", NewStatusError("GET x", tc.code, nil, nil))
-		if got := IsRetryable(err); got != tc.want {
-			t.Errorf("IsRetryable(%d) = %v, want %v", tc.code, got, tc.want)
-		}
-	}
-	if IsRetryable(fmt.Errorf("dial: %w", errors.New("connection refused"))) {
-		t.Errorf("IsRetryable is true for an error that is not a server's answer")
 	}
 }

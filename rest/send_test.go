@@ -145,7 +145,7 @@ func TestStatusErrors(t *testing.T) {
 			body: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (5)","reason":"Expired","code":410}`,
 			want: meta.Status{TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: "Failure",
 				Message: "too old resource version: 1 (5)", Reason: meta.ReasonExpired, Code: 410},
-			predicates: map[string]bool{"IsGone": true, "IsRetryable": true},
+			predicates: map[string]bool{"IsGone": true},
 		},
 		{
 			name: "403 with details",
@@ -163,7 +163,7 @@ func TestStatusErrors(t *testing.T) {
 			want: meta.Status{TypeMeta: meta.TypeMeta{Kind: "Status"}, Status: "Failure", Message: "slow down",
 				Reason: meta.ReasonTooManyRequests, Code: 429, Details: &meta.StatusDetails{RetryAfterSeconds: 3}},
 			wantRetry:  3 * time.Second,
-			predicates: map[string]bool{"IsTooManyRequests": true, "IsRetryable": true},
+			predicates: map[string]bool{},
 		},
 		{
 			name:       "HTML from a proxy",
@@ -171,7 +171,7 @@ func TestStatusErrors(t *testing.T) {
 			body:       "<html><body><h1>502 Bad Gateway</h1></body></html>",
 			want:       meta.Status{Status: "Failure", Message: "Bad Gateway", Code: 502},
 			wantBody:   "<html><body><h1>502 Bad Gateway</h1></body></html>",
-			predicates: map[string]bool{"IsRetryable": true},
+			predicates: map[string]bool{},
 		},
 		{
 			name:       "404 without a body",
@@ -226,7 +226,7 @@ func TestStatusErrors(t *testing.T) {
 func checkPredicates(t *testing.T, err error, want map[string]bool) {
 	t.Helper()
 	for name, pred := range map[string]func(error) bool{
-		"IsGone": IsGone, "IsRetryable": IsRetryable, "IsTooManyRequests": IsTooManyRequests,
+		"IsGone": IsGone,
 		"IsNotFound": IsNotFound, "IsForbidden": IsForbidden, "IsUnauthorized": IsUnauthorized,
 	} {
 		if got := pred(err); got != want[name] {

@@ -26,8 +26,8 @@ var commonNames = func() map[string]string {
 	return m
 }()
 
-// Intern returns name as a string, shared for common member names.
-func Intern(name []byte) string {
+// intern returns name as a string, shared for common member names.
+func intern(name []byte) string {
 	if s, ok := commonNames[string(name)]; ok {
 		return s
 	}

@@ -22,7 +22,7 @@ type Extra []Field
 func (e *Extra) Keep(r *Reader, name []byte) {
 	v := r.Raw()
 	if r.Err() == nil {
-		*e = append(*e, Field{Name: Intern(name), Value: r.hold(v)})
+		*e = append(*e, Field{Name: intern(name), Value: r.hold(v)})
 	}
 }
 

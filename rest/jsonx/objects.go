@@ -101,7 +101,7 @@ func (o Objects) write(w *Writer) {
 // A name that comes twice keeps its first place and its last value, which is
 // the value readers of JSON take: o holds one value, so it is written once.
 func (e *Extra) KeepObjects(r *Reader, name []byte, o *Objects) {
-	n := Intern(name) // name may alias scratch space that reading the value reuses
+	n := intern(name) // name may alias scratch space that reading the value reuses
 	o.Read(r)
 	if r.Err() != nil {
 		return

@@ -50,14 +50,6 @@ func (u *Unknown) ParseEnvelope(b []byte, base int64) error {
 	return u.parse(b[len(Magic):], base+int64(len(Magic)))
 }
 
-// ParseUnknown reads a runtime.Unknown message (an envelope after its magic).
-func ParseUnknown(b []byte, base int64) (*Unknown, error) {
-	u := new(Unknown)
-	if err := u.parse(b, base); err != nil {
-		return nil, err
-	}
-	return u, nil
-}
 
 func (u *Unknown) parse(b []byte, base int64) error {
 	var buf [6]occ

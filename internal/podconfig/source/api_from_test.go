@@ -239,7 +239,7 @@ func TestAPIStopBeforeRun(t *testing.T) {
 func TestAPIGivesUp(t *testing.T) {
 	srv := newFakeAPIServer(t) // refuses any selector but spec.nodeName=NODE with a 400
 	lw := cache.NewListWatchFromClient(newClient(t, srv), "pods", "", "metadata.name=x", api.Codec)
-	a := NewAPIFrom(lw, APIOptions{Reflector: cache.ReflectorOptions{GiveUp: func(err error) bool { return !rest.IsRetryable(err) }}})
+	a := NewAPIFrom(lw, APIOptions{Reflector: cache.ReflectorOptions{GiveUp: func(err error) bool { se, ok := rest.AsStatusError(err); return ok && se.Status.Code == 400 }}})
 	select {
 	case err := <-goRun(context.Background(), a, make(chan podconfig.PodUpdate)):
 		var pe *cache.PhaseError
