@@ -8,12 +8,15 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/rules"
 )
 
-const module = "github.com/podwatch/podwatch"
+const module = rules.Module
 
-// publicPackages are the packages a program outside the module imports.
-var publicPackages = []string{"rest", "rest/meta", "rest/api", "rest/jsonx", "rest/protowire", "watch", "cache"}
+// publicPackages are the packages a program outside the module imports:
+// the one list the code rules keep too.
+var publicPackages = rules.Public
 
 // TestPublicAPINamesNoHiddenType reads each public package as its users do,
 // with go doc -all, and fails on every line that names a package they cannot
