@@ -1,6 +1,10 @@
 package trace
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/podwatch/podwatch/cache"
+)
 
 // The gap audit of a proxy's clients. A proxy holds no client's store, but
 // every body a client reads passes through it: the versions its scope keeps
@@ -49,7 +53,7 @@ func (t *Tracer) auditScopeLocked(client, s, to string) {
 // gapEventLocked audits a watch list relist once its initial events are
 // over: e is the bookmark that says so.
 func (t *Tracer) gapEventLocked(r *reqState, e *Event) {
-	if r.diff != nil && r.typ == "watch-list" && e.Type == "BOOKMARK" && e.Annotations[initialEventsEnd] == "true" {
+	if r.diff != nil && r.typ == "watch-list" && e.Type == "BOOKMARK" && e.Annotations[cache.InitialEventsEndAnnotation] == "true" {
 		t.auditScopeLocked(r.client, r.diff.scope, e.ResourceVersion)
 	}
 }

@@ -229,54 +229,6 @@ func TestProxyGapAuditBounded(t *testing.T) {
 	}
 }
 
-// TestProxyStallNamesClient: a proxied watch gone silent past the
-// threshold is told as a stall of its client's.
-func TestProxyStallNamesClient(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1000, 0)}
-	var js, text bytes.Buffer
-	tr := New(Options{Sinks: []Sink{JSON(&js), Text(&text, false)}, Clock: clock.Now, Proxy: true, StallAfter: 10 * time.Second, StallTicks: make(chan time.Time)})
-	srv := silentServer(t, make(chan string))
-	ctx, cancel := context.WithTimeout(WithClient(context.Background(), "kubelet from 127.0.0.1"), time.Minute)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/v1/pods?watch=true&resourceVersion=10&timeoutSeconds=300", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := tr.transport(http.DefaultTransport).RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	clock.advance(11 * time.Second)
-	tr.checkStalls()
-	resp.Body.Close()
-	if err := tr.Close(); err != nil {
-		t.Fatal(err)
-	}
-	var stalls int
-	for _, line := range strings.Split(strings.TrimSpace(js.String()), "\n") {
-		var s struct {
-			Kind   Kind
-			Client string
-		}
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatal(err)
-		}
-		if s.Kind == KindStall {
-			stalls++
-			if s.Client != "kubelet from 127.0.0.1" {
-				t.Errorf("stall names client %q, want the kubelet", s.Client)
-			}
-		}
-	}
-	if stalls != 1 {
-		t.Fatalf("%d stalls told, want 1:\n%s", stalls, js.String())
-	}
-	if !strings.Contains(text.String(), "quiet: no byte for 11s") || !strings.Contains(text.String(), "client: kubelet from 127.0.0.1") {
-		t.Errorf("the text trace's stall does not name its client:\n%s", text.String())
-	}
-}
-
 // TestProxyGapAuditProtobuf: the kubelet's path, in protobuf. Its list and
 // its watch's frames are read through their transcoders, and its relist
 // after a cut shows a pod deleted and one changed unseen.

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"strconv"
 	"time"
 )
@@ -88,6 +89,18 @@ type Request struct {
 	Explain string   `json:"explain"`
 	Params  []Param  `json:"params"`
 	Headers []Header `json:"headers,omitempty"`
+}
+
+// Values is the query the request sent, as its Params tell it (a secret
+// parameter's value masked): what an analysis reads of the request.
+func (r *Request) Values() url.Values {
+	q := url.Values{}
+	for _, p := range r.Params {
+		if !p.Absent {
+			q[p.Name] = append(q[p.Name], p.Value)
+		}
+	}
+	return q
 }
 
 // Param is one query parameter and what it asks of the server here. A

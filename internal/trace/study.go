@@ -13,7 +13,7 @@ const (
 )
 
 // Stall is an open watch's silence, told once it passes the threshold the
-// run set (Options.StallAfter), and again each time its verdict grows
+// run set (package stall), and again each time its verdict grows
 // graver. The silence began at the step's At less SinceByte, and ends with
 // the next read or body-end of the same request; a silence after that is
 // told anew.
@@ -33,6 +33,13 @@ type Stall struct {
 	Verdict string `json:"verdict"`
 	Explain string `json:"explain"`
 }
+
+// The verdicts of a stall (Stall.Verdict), mildest first.
+const (
+	VerdictQuiet   = "quiet"
+	VerdictOverdue = "overdue"
+	VerdictDead    = "dead"
+)
 
 // Missed is one change a client did not see as an event, found by comparing
 // what a relist or a resumed watch shows with what the client held.

@@ -5,8 +5,6 @@ import (
 	"math"
 	"sync"
 	"time"
-
-	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // Sink receives the steps of a trace, one at a time and in order, never
@@ -28,16 +26,10 @@ type Options struct {
 	// WithClient), and what a client's requests reveal of its reflector is
 	// told as a client decision (see clients.go).
 	Proxy bool
-	// StallAfter, when positive, tells a stall step for each open watch
-	// silent for longer (see stall.go), looked at on StallTicks when set
-	// (a test's), else on a ticker of the Tracer's own, stopped by Close.
-	StallAfter time.Duration
-	StallTicks <-chan time.Time
-	// StallClock, when set (and StallTicks not), times the stall check
-	// instead: a guard re-armed on it, which looks at the watches on the
-	// goroutine that moves its time. A replay's virtual clock then judges
-	// a silence at the moment its time passes, the same on every run.
-	StallClock timing.TimerClock
+	// Analyses read the steps as they are recorded and tell verdicts of
+	// their own (see Analysis), in this order; a Runner among them is
+	// started by New and stopped by Close.
+	Analyses []Analysis
 	// Diff makes each MODIFIED event tell what it changed (Event.Diff).
 	Diff DiffMode
 }
@@ -83,10 +75,10 @@ type Tracer struct {
 	conns  int
 	counts Stop
 
-	proxy   bool
-	clients clientsSeen // with proxy
-	stalls  *stallCheck // the open watches' silences (stall_check.go)
-	diffs   *versions   // with Diff, or Proxy (the gap audit of its clients)
+	proxy    bool
+	clients  clientsSeen // with proxy
+	analyses []Analysis
+	diffs    *versions // with Diff, or Proxy (the gap audit of its clients)
 
 	ledger Ledger // for the gap audit (missed.go)
 }
@@ -98,8 +90,13 @@ func New(opts Options) *Tracer {
 		clock = time.Now
 	}
 	t := &Tracer{clock: clock, start: clock(), sinks: opts.Sinks, failed: make([]bool, len(opts.Sinks)),
-		proxy: opts.Proxy, diffs: newVersions(opts.Diff, opts.Proxy), clients: clientsSeen{byReq: map[int]string{}, paths: map[string]*clientPath{}}}
-	t.stalls = t.startStalls(opts)
+		analyses: opts.Analyses,
+		proxy:    opts.Proxy, diffs: newVersions(opts.Diff, opts.Proxy), clients: clientsSeen{byReq: map[int]string{}, paths: map[string]*clientPath{}}}
+	for _, a := range t.analyses {
+		if r, ok := a.(Runner); ok {
+			r.Start(t)
+		}
+	}
 	return t
 }
 
@@ -113,7 +110,12 @@ func (t *Tracer) Begin(server, watching string) {
 // Close tells whatever is still held back and a summary, closes the sinks
 // (an HTML sink writes its page now) and returns the first sink failure.
 func (t *Tracer) Close() error {
-	t.stalls.stop()
+	// A runner's check in progress takes the lock: it is stopped first.
+	for _, a := range t.analyses {
+		if r, ok := a.(Runner); ok {
+			r.Stop()
+		}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -145,19 +147,15 @@ func (t *Tracer) Err() error {
 
 func (t *Tracer) sinceLocked() time.Duration { return t.clock().Sub(t.start) }
 
-// emitLocked stamps s with the time now and tells it.
+// emitLocked records s, of no request held back, as happening now.
 func (t *Tracer) emitLocked(s Step) {
-	s.At = t.sinceLocked()
-	t.tellLocked(s)
+	t.recordLocked(nil, Record{Step: &s, Now: t.clock()})
 }
 
 // tellLocked hands s, already stamped, to every sink that has not failed.
 func (t *Tracer) tellLocked(s Step) {
 	if t.closed {
 		return
-	}
-	if s.Client == "" && s.Req != 0 {
-		s.Client = t.clients.byReq[s.Req]
 	}
 	t.count(s)
 	for i, sink := range t.sinks {
@@ -195,9 +193,9 @@ func (t *Tracer) count(s Step) {
 	}
 }
 
-// holdLocked tells s now, or keeps it for later when its request is held.
+// holdLocked tells s, already stamped, now, or keeps it for later when its
+// request is held.
 func (t *Tracer) holdLocked(r *reqState, s Step) {
-	s.At = t.sinceLocked()
 	if r == nil || !r.held {
 		t.tellLocked(s)
 		return

@@ -42,8 +42,9 @@ type reqState struct {
 	// relist: the client relists with r (clients.go).
 	relist bool
 
-	stall   stallState // a watch's silence (stall_check.go)
-	held    bool       // a watch's steps wait for the reflector
+	// req is the request as it was told, for the analyses' records.
+	req     *Request
+	held    bool // a watch's steps wait for the reflector
 	pending []Step
 	initial bool // a watch list whose initial events are not yet applied
 
@@ -96,7 +97,6 @@ func (t *Tracer) sent(req *http.Request) *reqState {
 	t.nextReq++
 	q := req.URL.Query()
 	r := &reqState{n: t.nextReq, typ: requestType(req.URL.Path, q), sent: t.clock()}
-	r.stall.Silence = NewSilence(q)
 	if client := clientOf(req.Context()); client != "" {
 		r.client, r.path = client, collectionPath(req.URL.Path)
 		t.clients.byReq[r.n] = client
@@ -106,7 +106,7 @@ func (t *Tracer) sent(req *http.Request) *reqState {
 		t.revealLocked(r, q)
 	}
 	t.diffSentLocked(r, req.URL.Path, q)
-	t.emitLocked(Step{Kind: KindRequest, Req: r.n, Request: &Request{
+	r.req = &Request{
 		Method:  req.Method,
 		Path:    req.URL.Path,
 		Query:   mask.Query(req.URL.RawQuery),
@@ -114,7 +114,8 @@ func (t *Tracer) sent(req *http.Request) *reqState {
 		Explain: explainRequest(r.typ, asksProtobuf(req.Header)),
 		Params:  explainParams(r.typ, q),
 		Headers: shownHeaders(req.Header),
-	}})
+	}
+	t.recordLocked(r, Record{Step: &Step{Kind: KindRequest, Req: r.n, Request: r.req}, Now: r.sent})
 	return r
 }
 
@@ -146,15 +147,15 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 		if errors.Is(err, context.Canceled) {
 			explain = "no answer: the client gave the request up (its context ended) first"
 		}
-		t.emitLocked(Step{Kind: KindResponse, Req: r.n, Response: &Response{
+		t.recordLocked(r, Record{Now: now, Step: &Step{Kind: KindResponse, Req: r.n, Response: &Response{
 			Wait: now.Sub(r.sent), Error: oneLine(err.Error()), ContentLength: -1, Explain: explain,
-		}})
+		}}})
 		t.failedLocked(r)
 		return
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
 	r.format, _ = wire.ParseContentType(resp.Header.Get("Content-Type"))
-	t.emitLocked(Step{Kind: KindResponse, Req: r.n, Response: &Response{
+	t.recordLocked(r, Record{Now: now, Step: &Step{Kind: KindResponse, Req: r.n, Response: &Response{
 		Status:           resp.StatusCode,
 		StatusText:       resp.Status,
 		Proto:            resp.Proto,
@@ -164,7 +165,7 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 		RetryAfter:       resp.Header.Get("Retry-After"),
 		Wait:             now.Sub(r.sent),
 		Explain:          explainResponse(r.typ, resp),
-	}})
+	}}})
 	if !ok {
 		t.failedLocked(r)
 	}
@@ -183,9 +184,6 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 		r.status = []byte{}
 	case r.format == wire.Protobuf:
 		r.list = []byte{}
-	}
-	if r.events != nil {
-		t.openedLocked(r, now)
 	}
 }
 
@@ -217,17 +215,16 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 	}
 	now := t.clock()
 	if len(data) > 0 {
-		t.holdLocked(r, Step{Kind: KindRead, Req: r.n, Read: &Read{Bytes: len(data), Offset: r.bytes, Since: now.Sub(r.last)}})
+		t.recordLocked(r, Record{Now: now, Body: data,
+			Step: &Step{Kind: KindRead, Req: r.n, Read: &Read{Bytes: len(data), Offset: r.bytes, Since: now.Sub(r.last)}}})
 		r.last = now
 		if r.events != nil {
 			t.counts.WatchBytes += int64(len(data))
-			r.stall.Byte(now)
 			r.events.feed(data, r.bytes, func(e *Event) {
 				r.lastEvent = e.Type
-				r.stallEvent(now, e)
 				t.sawEventLocked(r, e)
 				t.diffEventLocked(r, e, r.events.object)
-				t.holdLocked(r, Step{Kind: KindEvent, Req: r.n, Event: e})
+				t.recordLocked(r, Record{Now: now, Object: r.events.object, Step: &Step{Kind: KindEvent, Req: r.n, Event: e}})
 				t.gapEventLocked(r, e)
 			})
 		}
@@ -279,11 +276,11 @@ func (t *Tracer) bodyClosed(r *reqState) {
 
 func (t *Tracer) endLocked(r *reqState, how, msg string) {
 	r.ended = true
-	delete(t.stalls.open, r.n)
 	if how == "error" {
 		t.failedLocked(r)
 	}
-	e := &BodyEnd{How: how, Error: oneLine(msg), Bytes: r.bytes, Reads: r.reads, Duration: t.clock().Sub(r.sent)}
+	now := t.clock()
+	e := &BodyEnd{How: how, Error: oneLine(msg), Bytes: r.bytes, Reads: r.reads, Duration: now.Sub(r.sent)}
 	switch {
 	case r.status != nil:
 		e.Status = statusIn(r.format, r.status)
@@ -302,7 +299,7 @@ func (t *Tracer) endLocked(r *reqState, how, msg string) {
 	}
 	r.list = nil
 	e.Explain = explainEnd(r.typ, e)
-	t.holdLocked(r, Step{Kind: KindBodyEnd, Req: r.n, BodyEnd: e})
+	t.recordLocked(r, Record{Now: now, Step: &Step{Kind: KindBodyEnd, Req: r.n, BodyEnd: e}})
 	t.diffEndLocked(r, how) // after the end: a relist's gap audit follows it
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/podwatch/podwatch/internal/term"
 	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/stall"
 )
 
 // TraceFlags are the flags of the protocol trace (internal/trace).
@@ -27,7 +28,7 @@ type TraceFlags struct {
 	// Proxy makes the trace a proxy's (trace.Options.Proxy).
 	Proxy bool
 	// StallAfter is how long a watch may be silent before the trace and
-	// the progress line tell it (trace.Options.StallAfter).
+	// the progress line tell it (stall.Options.After).
 	StallAfter time.Duration
 	// Run is what the HTML page records of the run (its Date is set when
 	// the trace opens).
@@ -35,7 +36,7 @@ type TraceFlags struct {
 	// Clock stamps the steps (trace.Options.Clock): a replay's own clock;
 	// nil is Env.Now.
 	Clock func() time.Time
-	// StallClock times the stall check (trace.Options.StallClock): a
+	// StallClock times the stall check (stall.Options.Clock): a
 	// replay's own clock; nil is a ticker on the wall clock.
 	StallClock timing.TimerClock
 	// Diff is --diff (trace.Options.Diff; watch's -o json too).
@@ -52,7 +53,7 @@ func (f *TraceFlags) Register(c *Command) {
 	fs.StringVar(&f.file, "trace-file", "", "write the trace to this `file` instead of stderr (implies --trace)")
 	fs.StringVar(&f.format, "trace-format", "text", "trace `format`: text (coloured on a terminal) or json (one object per line, schema in docs/TRACE.md)")
 	fs.StringVar(&f.html, "trace-html", "", "when the command ends, write a self-contained HTML page with a timeline of the run (pan and zoom) and what was run to this `file`")
-	fs.DurationVar(&f.StallAfter, "stall-after", trace.DefaultStallAfter, "tell a watch silent for this `duration` (no byte) in the trace and the progress line, with a verdict: quiet, overdue (a bookmark should have come) or dead (past its timeoutSeconds); 0 turns it off")
+	fs.DurationVar(&f.StallAfter, "stall-after", stall.DefaultAfter, "tell a watch silent for this `duration` (no byte) in the trace and the progress line, with a verdict: quiet, overdue (a bookmark should have come) or dead (past its timeoutSeconds); 0 turns it off")
 	f.Diff.register(c)
 }
 
@@ -144,7 +145,11 @@ func (f *TraceFlags) Open(e Env, log *Logger) (*trace.Tracer, func() error, erro
 	if f.Clock != nil {
 		clock = f.Clock
 	}
-	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Proxy: f.Proxy, StallAfter: f.StallAfter, StallClock: f.StallClock, Diff: f.Diff.Mode})
+	var analyses []trace.Analysis
+	if f.StallAfter > 0 {
+		analyses = append(analyses, stall.New(stall.Options{After: f.StallAfter, Clock: f.StallClock}))
+	}
+	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Proxy: f.Proxy, Diff: f.Diff.Mode, Analyses: analyses})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
 }
 

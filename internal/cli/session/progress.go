@@ -13,6 +13,7 @@ import (
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/stall"
 	"github.com/podwatch/podwatch/watch"
 )
 
@@ -45,7 +46,7 @@ type progress struct {
 	// its silence once its headers came (gen numbers its body).
 	watching bool
 	rv       string
-	watch    *trace.Silence
+	watch    *stall.Silence
 	gen      int
 	// idle is the line between lists and watches.
 	idle string
@@ -141,7 +142,7 @@ func (p *progress) read(n int) {
 func (p *progress) watchOpened(q url.Values) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := trace.NewSilence(q)
+	s := stall.NewSilence(q)
 	s.Opened(p.now())
 	p.watch = &s
 	p.gen++

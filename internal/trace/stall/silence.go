@@ -1,16 +1,18 @@
-package trace
+package stall
 
 import (
 	"fmt"
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/trace"
 )
 
-// DefaultStallAfter is how long an open watch may go without a byte before
-// the trace tells its silence. Well short of the apiserver's minute between
+// DefaultAfter is how long an open watch may go without a byte before the
+// trace tells its silence. Well short of the apiserver's minute between
 // bookmarks, so a silence is told before the verdict can be "overdue".
-const DefaultStallAfter = 30 * time.Second
+const DefaultAfter = 30 * time.Second
 
 // The apiserver's cadence, as its watch cache (v1.37.2) keeps it, for a
 // watch that asked for bookmarks. It sends a bookmark about every minute and
@@ -36,20 +38,14 @@ const (
 	serverTimeout = 2 * 1800 * time.Second
 )
 
-// The verdicts of a stall, mildest first.
-const (
-	VerdictQuiet   = "quiet"
-	VerdictOverdue = "overdue"
-	VerdictDead    = "dead"
-)
-
+// verdictRank orders the verdicts, mildest first (trace.VerdictQuiet).
 func verdictRank(v string) int {
 	switch v {
-	case VerdictQuiet:
+	case trace.VerdictQuiet:
 		return 1
-	case VerdictOverdue:
+	case trace.VerdictOverdue:
 		return 2
-	case VerdictDead:
+	case trace.VerdictDead:
 		return 3
 	}
 	return 0
@@ -57,7 +53,7 @@ func verdictRank(v string) int {
 
 // Silence follows one open watch for its stall verdict: what it asked for,
 // and when its headers, its last byte, its last event and its last bookmark
-// came. The Tracer keeps one for each watch; the progress line keeps one for
+// came. A Check keeps one for each watch; the progress line keeps one for
 // the reflector's current watch. Not safe for concurrent use.
 type Silence struct {
 	bookmarks bool
@@ -121,8 +117,8 @@ func (s *Silence) movedAt(now time.Time) {
 func (s *Silence) Since(now time.Time) time.Duration { return now.Sub(s.lastByte) }
 
 // Judge is the watch's silence at now, with its verdict and why.
-func (s *Silence) Judge(now time.Time) *Stall {
-	st := &Stall{
+func (s *Silence) Judge(now time.Time) *trace.Stall {
+	st := &trace.Stall{
 		SinceByte:     now.Sub(s.lastByte),
 		SinceEvent:    now.Sub(latest(s.lastEvent, s.opened)),
 		SinceBookmark: now.Sub(latest(s.lastBookmark, s.opened)),
@@ -144,27 +140,27 @@ func latest(t, or time.Time) time.Time {
 func (s *Silence) verdict(now time.Time) (string, string) {
 	open := now.Sub(s.opened)
 	if limit := s.serverLimit(); open > limit+endSlack {
-		return VerdictDead, fmt.Sprintf("open %s, past the %s after which the server ends a watch (%s), and not ended: "+
-			"the server is stopped or the connection is gone", dur(open), dur(limit), s.limitWhy())
+		return trace.VerdictDead, fmt.Sprintf("open %s, past the %s after which the server ends a watch (%s), and not ended: "+
+			"the server is stopped or the connection is gone", ms(open), ms(limit), s.limitWhy())
 	}
 	due, why := s.bookmarkDue()
 	if !due.IsZero() && now.Sub(due) > bookmarkSlack {
-		return VerdictOverdue, fmt.Sprintf("%s; none for %s, %s past due: the server or the connection may be stuck",
-			why, dur(now.Sub(latest(s.lastBookmark, s.opened))), dur(now.Sub(due)))
+		return trace.VerdictOverdue, fmt.Sprintf("%s; none for %s, %s past due: the server or the connection may be stuck",
+			why, ms(now.Sub(latest(s.lastBookmark, s.opened))), ms(now.Sub(due)))
 	}
-	end := dur(s.serverLimit() - open)
+	end := ms(s.serverLimit() - open)
 	switch {
 	case !s.bookmarks:
-		return VerdictQuiet, "no bookmarks asked (allowWatchBookmarks): a watch whose pods do not change stays silent until the server ends it, in " + end
+		return trace.VerdictQuiet, "no bookmarks asked (allowWatchBookmarks): a watch whose pods do not change stays silent until the server ends it, in " + end
 	case s.moved.IsZero():
-		return VerdictQuiet, "nothing this watch has seen shows the server's watch cache past its resourceVersion, and the server sends bookmarks only then: " +
+		return trace.VerdictQuiet, "nothing this watch has seen shows the server's watch cache past its resourceVersion, and the server sends bookmarks only then: " +
 			"silence is allowed until the server ends the watch, in " + end
 	case due.IsZero():
-		return VerdictQuiet, "the bookmark the server sends about 2 s before timeoutSeconds has come; nothing more is due before it ends the watch, in " + end
+		return trace.VerdictQuiet, "the bookmark the server sends about 2 s before timeoutSeconds has come; nothing more is due before it ends the watch, in " + end
 	case now.After(due):
-		return VerdictQuiet, fmt.Sprintf("%s: it is %s late, within the slack of the server's bookmark timer", why, dur(now.Sub(due)))
+		return trace.VerdictQuiet, fmt.Sprintf("%s: it is %s late, within the slack of the server's bookmark timer", why, ms(now.Sub(due)))
 	}
-	return VerdictQuiet, fmt.Sprintf("%s: the next is due in %s", why, dur(due.Sub(now)))
+	return trace.VerdictQuiet, fmt.Sprintf("%s: the next is due in %s", why, ms(due.Sub(now)))
 }
 
 // serverLimit is how long the server keeps this watch open.
@@ -206,3 +202,6 @@ func (s *Silence) bookmarkDue() (time.Time, string) {
 	}
 	return due, why
 }
+
+// ms shows a duration to the millisecond, as the text trace shows them.
+func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }

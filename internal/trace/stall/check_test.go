@@ -1,23 +1,24 @@
-package trace
+package stall
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/tracetest"
 )
 
-// TestStallVerdict checks the rules on one watch's ages, against the
+// TestSilenceVerdict checks the rules on one watch's ages, against the
 // apiserver's cadence: a bookmark about every minute and one about 2 s
 // before timeoutSeconds, once its cache has moved past the watch.
-func TestStallVerdict(t *testing.T) {
+func TestSilenceVerdict(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
 	tests := []struct {
@@ -33,71 +34,71 @@ func TestStallVerdict(t *testing.T) {
 		says string // in the explanation, when set
 	}{
 		{name: "no bookmarks asked, long silence", query: "resourceVersion=10&timeoutSeconds=300",
-			now: 250 * time.Second, want: VerdictQuiet},
+			now: 250 * time.Second, want: trace.VerdictQuiet},
 		{name: "bookmarks asked, nothing moved the cache", query: "resourceVersion=10&timeoutSeconds=300&allowWatchBookmarks=true",
-			now: 250 * time.Second, want: VerdictQuiet},
+			now: 250 * time.Second, want: trace.VerdictQuiet},
 		{name: "past timeoutSeconds with no end", query: "resourceVersion=10&timeoutSeconds=300&allowWatchBookmarks=true",
-			now: 306 * time.Second, want: VerdictDead},
+			now: 306 * time.Second, want: trace.VerdictDead},
 		{name: "just past timeoutSeconds: the trip's slack", query: "resourceVersion=10&timeoutSeconds=300",
-			now: 304 * time.Second, want: VerdictQuiet},
+			now: 304 * time.Second, want: trace.VerdictQuiet},
 		{name: "no timeoutSeconds: the server's own limit", query: "resourceVersion=10&allowWatchBookmarks=true",
-			now: 59 * time.Minute, want: VerdictQuiet},
+			now: 59 * time.Minute, want: trace.VerdictQuiet},
 		{name: "no timeoutSeconds, past twice the default request timeout", query: "resourceVersion=10",
-			now: 61 * time.Minute, want: VerdictDead},
+			now: 61 * time.Minute, want: trace.VerdictDead},
 		{name: "moved, bookmark a minute late", query: "resourceVersion=10&timeoutSeconds=300&allowWatchBookmarks=true",
 			events: []struct {
 				at      time.Duration
 				typ, rv string
 			}{{10 * time.Second, "MODIFIED", "11"}},
-			now: 74 * time.Second, want: VerdictOverdue},
+			now: 74 * time.Second, want: trace.VerdictOverdue},
 		{name: "moved, bookmark within its slack", query: "resourceVersion=10&timeoutSeconds=300&allowWatchBookmarks=true",
 			events: []struct {
 				at      time.Duration
 				typ, rv string
 			}{{10 * time.Second, "MODIFIED", "11"}},
-			now: 72 * time.Second, want: VerdictQuiet},
+			now: 72 * time.Second, want: trace.VerdictQuiet},
 		{name: "moved, the bookmark before the end missing", query: "resourceVersion=10&timeoutSeconds=20&allowWatchBookmarks=true",
 			events: []struct {
 				at      time.Duration
 				typ, rv string
 			}{{2 * time.Second, "ADDED", "11"}},
-			now: 22 * time.Second, want: VerdictOverdue},
+			now: 22 * time.Second, want: trace.VerdictOverdue},
 		{name: "a periodic bookmark came: the next is a minute on", query: "resourceVersion=10&timeoutSeconds=600&allowWatchBookmarks=true",
 			events: []struct {
 				at      time.Duration
 				typ, rv string
 			}{{5 * time.Second, "BOOKMARK", "12"}, {65 * time.Second, "BOOKMARK", "12"}},
-			now: 120 * time.Second, want: VerdictQuiet},
+			now: 120 * time.Second, want: trace.VerdictQuiet},
 		{name: "moved, the bookmark before the end a little late", query: "resourceVersion=10&timeoutSeconds=20&allowWatchBookmarks=true",
 			events: []struct {
 				at      time.Duration
 				typ, rv string
 			}{{2 * time.Second, "ADDED", "11"}},
-			now: 19 * time.Second, want: VerdictQuiet, says: "1s late"},
+			now: 19 * time.Second, want: trace.VerdictQuiet, says: "1s late"},
 		{name: "the bookmark before the end came: nothing more is due", query: "resourceVersion=10&timeoutSeconds=20&allowWatchBookmarks=true",
 			events: []struct {
 				at      time.Duration
 				typ, rv string
 			}{{2 * time.Second, "ADDED", "11"}, {18 * time.Second, "BOOKMARK", "11"}},
-			now: 24 * time.Second, want: VerdictQuiet, says: "nothing more is due"},
+			now: 24 * time.Second, want: trace.VerdictQuiet, says: "nothing more is due"},
 		{name: "bookmarks not asked: moving earns none", query: "resourceVersion=10&timeoutSeconds=300",
 			events: []struct {
 				at      time.Duration
 				typ, rv string
 			}{{10 * time.Second, "MODIFIED", "11"}},
-			now: 200 * time.Second, want: VerdictQuiet},
+			now: 200 * time.Second, want: trace.VerdictQuiet},
 		{name: "a watch list's initial events do not move it", query: "sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=300&allowWatchBookmarks=true",
 			events: []struct {
 				at      time.Duration
 				typ, rv string
 			}{{0, "ADDED", "11"}, {0, "BOOKMARK", "12"}},
-			now: 200 * time.Second, want: VerdictQuiet},
+			now: 200 * time.Second, want: trace.VerdictQuiet},
 		{name: "a watch list's later change does", query: "sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=300&allowWatchBookmarks=true",
 			events: []struct {
 				at      time.Duration
 				typ, rv string
 			}{{0, "ADDED", "11"}, {0, "BOOKMARK", "12"}, {5 * time.Second, "MODIFIED", "13"}},
-			now: 70 * time.Second, want: VerdictOverdue},
+			now: 70 * time.Second, want: trace.VerdictOverdue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,62 +127,26 @@ func TestStallVerdict(t *testing.T) {
 	}
 }
 
-// fakeClock is a Tracer's clock a test moves by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
+// tracedStalls is a Tracer with a Check of threshold after, looked at only
+// when the test calls check; the clock is the test's.
+func tracedStalls(clock *tracetest.Clock, after time.Duration, sinks ...trace.Sink) (*trace.Tracer, *Check) {
+	c := New(Options{After: after, Ticks: make(chan time.Time)})
+	return trace.New(trace.Options{Sinks: sinks, Clock: clock.Now, Analyses: []trace.Analysis{c}}), c
 }
 
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-// silentServer answers a watch with headers and then only what the test
-// sends on say, until the request ends.
-func silentServer(t *testing.T, say <-chan string) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.(http.Flusher).Flush()
-		for {
-			select {
-			case s := <-say:
-				io.WriteString(w, s)
-				w.(http.Flusher).Flush()
-			case <-r.Context().Done():
-				return
-			}
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// openWatch sends a watch with query through tr and returns its body.
-func openWatch(t *testing.T, tr *Tracer, srv *httptest.Server, query string) io.ReadCloser {
+// openWatch sends a watch with query through tr (as client's, when not
+// empty) and returns its body.
+func openWatch(t *testing.T, tr *trace.Tracer, srv *httptest.Server, client, query string) io.ReadCloser {
 	t.Helper()
-	req, err := http.NewRequest("GET", srv.URL+"/api/v1/pods?watch=true&"+query, nil)
-	if err != nil {
-		t.Fatal(err)
+	ctx := context.Background()
+	if client != "" {
+		ctx = trace.WithClient(ctx, client)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	resp, err := tr.transport(http.DefaultTransport).RoundTrip(req.WithContext(ctx))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.Body
+	return tracetest.OpenWatch(t, tracetest.Transport(trace.NewInstrument[*tracetest.Pod](tr).Configure), ctx, srv, query)
 }
 
 type stallStep struct {
-	Kind  Kind
+	Kind  trace.Kind
 	Req   int
 	Stall *struct {
 		Verdict       string  `json:"verdict"`
@@ -192,10 +157,10 @@ type stallStep struct {
 		Timeout       float64 `json:"timeout_ms"`
 		Explain       string  `json:"explain"`
 	}
-	Stop *Stop
+	Stop *trace.Stop
 }
 
-func stallSteps(t *testing.T, js string) (stalls []stallStep, stop *Stop) {
+func stallSteps(t *testing.T, js string) (stalls []stallStep, stop *trace.Stop) {
 	t.Helper()
 	for _, line := range strings.Split(strings.TrimSpace(js), "\n") {
 		var s stallStep
@@ -203,46 +168,46 @@ func stallSteps(t *testing.T, js string) (stalls []stallStep, stop *Stop) {
 			t.Fatalf("trace line %q: %v", line, err)
 		}
 		switch s.Kind {
-		case KindStall:
+		case trace.KindStall:
 			stalls = append(stalls, s)
-		case KindStop:
+		case trace.KindStop:
 			stop = s.Stop
 		}
 	}
 	return stalls, stop
 }
 
-// TestStallTold drives a held watch's silence on a hand-moved clock: told
+// TestCheckTells drives a held watch's silence on a hand-moved clock: told
 // once past the threshold as quiet, not again while the verdict holds, again
 // when it turns dead; a byte ends the silence, and the next is told anew.
-func TestStallTold(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1000, 0)}
+func TestCheckTells(t *testing.T) {
+	clock := tracetest.NewClock(time.Unix(1000, 0))
 	var js, text, page bytes.Buffer
-	tr := New(Options{Sinks: []Sink{JSON(&js), Text(&text, false), HTML(&page)}, Clock: clock.Now, StallAfter: 10 * time.Second, StallTicks: make(chan time.Time)})
+	tr, c := tracedStalls(clock, 10*time.Second, trace.JSON(&js), trace.Text(&text, false), trace.HTML(&page))
 	say := make(chan string)
-	srv := silentServer(t, say)
-	body := openWatch(t, tr, srv, "resourceVersion=10&timeoutSeconds=30")
+	srv := tracetest.SilentServer(t, say)
+	body := openWatch(t, tr, srv, "", "resourceVersion=10&timeoutSeconds=30")
 	defer body.Close()
 
-	clock.advance(9 * time.Second)
-	tr.checkStalls() // under the threshold: nothing
-	clock.advance(2 * time.Second)
-	tr.checkStalls() // quiet
-	clock.advance(5 * time.Second)
-	tr.checkStalls() // still quiet: not told again
-	clock.advance(20 * time.Second)
-	tr.checkStalls() // 36 s open, timeoutSeconds=30: dead
+	clock.Advance(9 * time.Second)
+	c.check() // under the threshold: nothing
+	clock.Advance(2 * time.Second)
+	c.check() // quiet
+	clock.Advance(5 * time.Second)
+	c.check() // still quiet: not told again
+	clock.Advance(20 * time.Second)
+	c.check() // 36 s open, timeoutSeconds=30: dead
 
 	say <- "\n" // a byte: the silence ends
 	if _, err := body.Read(make([]byte, 16)); err != nil {
 		t.Fatal(err)
 	}
-	tr.checkStalls()
-	clock.advance(11 * time.Second)
-	tr.checkStalls() // a new silence, dead at once (the watch is long past its end)
+	c.check()
+	clock.Advance(11 * time.Second)
+	c.check() // a new silence, dead at once (the watch is long past its end)
 	body.Close()
-	clock.advance(11 * time.Second)
-	tr.checkStalls() // closed: no longer followed
+	clock.Advance(11 * time.Second)
+	c.check() // closed: no longer followed
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -275,32 +240,33 @@ func TestStallTold(t *testing.T) {
 	}
 }
 
-// TestStallOverdue follows a proxied watch (told as it comes): a change
+// TestCheckOverdue follows a proxied watch (told as it comes): a change
 // shows the server's cache has moved, so a bookmark is due within the
 // minute; past that and its slack the stall grows from quiet to overdue.
-func TestStallOverdue(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1000, 0)}
+func TestCheckOverdue(t *testing.T) {
+	clock := tracetest.NewClock(time.Unix(1000, 0))
 	var js bytes.Buffer
-	tr := New(Options{Sinks: []Sink{JSON(&js)}, Clock: clock.Now, Proxy: true, StallAfter: 30 * time.Second, StallTicks: make(chan time.Time)})
+	c := New(Options{After: 30 * time.Second, Ticks: make(chan time.Time)})
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&js)}, Clock: clock.Now, Proxy: true, Analyses: []trace.Analysis{c}})
 	say := make(chan string)
-	srv := silentServer(t, say)
-	body := openWatch(t, tr, srv, "resourceVersion=10&timeoutSeconds=600&allowWatchBookmarks=true")
+	srv := tracetest.SilentServer(t, say)
+	body := openWatch(t, tr, srv, "", "resourceVersion=10&timeoutSeconds=600&allowWatchBookmarks=true")
 	defer body.Close()
-	clock.advance(time.Second)
-	say <- `{"type":"MODIFIED","object":` + podJSON("a", "11") + "}\n"
+	clock.Advance(time.Second)
+	say <- `{"type":"MODIFIED","object":` + tracetest.PodJSON("a", "11") + "}\n"
 	buf := make([]byte, 4096)
 	if _, err := body.Read(buf); err != nil {
 		t.Fatal(err)
 	}
-	clock.advance(31 * time.Second)
-	tr.checkStalls() // quiet: a bookmark is due in about half a minute
-	clock.advance(34 * time.Second)
-	tr.checkStalls() // 65 s since the change: overdue
+	clock.Advance(31 * time.Second)
+	c.check() // quiet: a bookmark is due in about half a minute
+	clock.Advance(34 * time.Second)
+	c.check() // 65 s since the change: overdue
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
 	stalls, _ := stallSteps(t, js.String())
-	if len(stalls) != 2 || stalls[0].Stall.Verdict != VerdictQuiet || stalls[1].Stall.Verdict != VerdictOverdue {
+	if len(stalls) != 2 || stalls[0].Stall.Verdict != trace.VerdictQuiet || stalls[1].Stall.Verdict != trace.VerdictOverdue {
 		t.Fatalf("want a quiet stall then an overdue one:\n%s", js.String())
 	}
 	if s := stalls[1].Stall; s.SinceEvent != 65000 || s.SinceBookmark != 66000 || !s.Bookmarks {
@@ -308,22 +274,22 @@ func TestStallOverdue(t *testing.T) {
 	}
 }
 
-// TestStallHeldBehindEvent checks the order: a silence after an event the
+// TestCheckHeldBehindEvent checks the order: a silence after an event the
 // reflector has not applied yet is told after that event, never before.
-func TestStallHeldBehindEvent(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1000, 0)}
+func TestCheckHeldBehindEvent(t *testing.T) {
+	clock := tracetest.NewClock(time.Unix(1000, 0))
 	var js bytes.Buffer
-	tr := New(Options{Sinks: []Sink{JSON(&js)}, Clock: clock.Now, StallAfter: time.Second, StallTicks: make(chan time.Time)})
+	tr, c := tracedStalls(clock, time.Second, trace.JSON(&js))
 	say := make(chan string)
-	srv := silentServer(t, say)
-	body := openWatch(t, tr, srv, "resourceVersion=10&timeoutSeconds=60")
+	srv := tracetest.SilentServer(t, say)
+	body := openWatch(t, tr, srv, "", "resourceVersion=10&timeoutSeconds=60")
 	defer body.Close()
-	say <- `{"type":"ADDED","object":` + podJSON("a", "11") + "}\n"
+	say <- `{"type":"ADDED","object":` + tracetest.PodJSON("a", "11") + "}\n"
 	if _, err := body.Read(make([]byte, 4096)); err != nil {
 		t.Fatal(err)
 	}
-	clock.advance(2 * time.Second)
-	tr.checkStalls()
+	clock.Advance(2 * time.Second)
+	c.check()
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -340,17 +306,17 @@ func TestStallHeldBehindEvent(t *testing.T) {
 	}
 }
 
-// TestStallTicker runs the check on its own goroutine, driven by ticks the
+// TestCheckTicker runs the check on its own goroutine, driven by ticks the
 // test sends, and checks that Close stops it.
-func TestStallTicker(t *testing.T) {
-	clock := &fakeClock{now: time.Unix(1000, 0)}
+func TestCheckTicker(t *testing.T) {
+	clock := tracetest.NewClock(time.Unix(1000, 0))
 	ticks := make(chan time.Time)
 	var js bytes.Buffer
-	tr := New(Options{Sinks: []Sink{JSON(&js)}, Clock: clock.Now, StallAfter: time.Second, StallTicks: ticks})
-	srv := silentServer(t, make(chan string))
-	body := openWatch(t, tr, srv, "resourceVersion=10&timeoutSeconds=60&allowWatchBookmarks=true")
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&js)}, Clock: clock.Now, Analyses: []trace.Analysis{New(Options{After: time.Second, Ticks: ticks})}})
+	srv := tracetest.SilentServer(t, make(chan string))
+	body := openWatch(t, tr, srv, "", "resourceVersion=10&timeoutSeconds=60&allowWatchBookmarks=true")
 	defer body.Close()
-	clock.advance(2 * time.Second)
+	clock.Advance(2 * time.Second)
 	// The second tick is taken only once the first one's check is done.
 	for range 2 {
 		select {
@@ -368,10 +334,50 @@ func TestStallTicker(t *testing.T) {
 	default:
 	}
 	stalls, stop := stallSteps(t, js.String())
-	if len(stalls) != 1 || stalls[0].Stall.Verdict != VerdictQuiet || stop.Stalls != 1 {
+	if len(stalls) != 1 || stalls[0].Stall.Verdict != trace.VerdictQuiet || stop.Stalls != 1 {
 		t.Errorf("want one quiet stall:\n%s", js.String())
 	}
 	if err := tr.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// TestCheckNamesProxiedClient: a proxied watch gone silent past the
+// threshold is told as a stall of its client's.
+func TestCheckNamesProxiedClient(t *testing.T) {
+	clock := tracetest.NewClock(time.Unix(1000, 0))
+	var js, text bytes.Buffer
+	c := New(Options{After: 10 * time.Second, Ticks: make(chan time.Time)})
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&js), trace.Text(&text, false)}, Clock: clock.Now, Proxy: true, Analyses: []trace.Analysis{c}})
+	srv := tracetest.SilentServer(t, make(chan string))
+	body := openWatch(t, tr, srv, "kubelet from 127.0.0.1", "resourceVersion=10&timeoutSeconds=300")
+	defer body.Close()
+	clock.Advance(11 * time.Second)
+	c.check()
+	body.Close()
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var stalls int
+	for _, line := range strings.Split(strings.TrimSpace(js.String()), "\n") {
+		var s struct {
+			Kind   trace.Kind
+			Client string
+		}
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Kind == trace.KindStall {
+			stalls++
+			if s.Client != "kubelet from 127.0.0.1" {
+				t.Errorf("stall names client %q, want the kubelet", s.Client)
+			}
+		}
+	}
+	if stalls != 1 {
+		t.Fatalf("%d stalls told, want 1:\n%s", stalls, js.String())
+	}
+	if !strings.Contains(text.String(), "quiet: no byte for 11s") || !strings.Contains(text.String(), "client: kubelet from 127.0.0.1") {
+		t.Errorf("the text trace's stall does not name its client:\n%s", text.String())
 	}
 }
