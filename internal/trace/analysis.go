@@ -3,6 +3,8 @@ package trace
 import (
 	"slices"
 	"time"
+
+	"github.com/podwatch/podwatch/rest/meta"
 )
 
 // An Analysis reads the steps of a trace as the Tracer records them and may
@@ -89,6 +91,18 @@ type Relist struct {
 // ObjectVersion is one object as a state holds it.
 type ObjectVersion struct {
 	Namespace, Name, UID, ResourceVersion string
+}
+
+// NewerRV says whether a is a later resourceVersion than b, as the
+// analyses order them. Versions that do not read as the integers the API
+// documents them to be cannot be ordered: any difference then counts as
+// newer, since the client did not see that version either.
+func NewerRV(a, b string) bool {
+	c, err := meta.CompareResourceVersions(a, b)
+	if err != nil {
+		return a != b
+	}
+	return c > 0
 }
 
 // dispatchLocked hands rec to every analysis and returns the steps it

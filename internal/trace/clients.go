@@ -58,11 +58,11 @@ func (t *Tracer) pathLocked(r *reqState) *clientPath {
 	return cp
 }
 
-// collectionPath is the resource collection a request's path asks for, with
+// CollectionPath is the resource collection a request's path asks for, with
 // a legacy /watch/ segment taken out, or "" for any other path (discovery,
 // one named object): /api/v1/pods, /api/v1/namespaces/NS/pods,
 // /apis/GROUP/VERSION/RESOURCE and its namespaced form.
-func collectionPath(p string) string {
+func CollectionPath(p string) string {
 	segs := strings.Split(strings.Trim(p, "/"), "/")
 	var kept []string
 	for i, s := range segs {
@@ -100,7 +100,6 @@ func (t *Tracer) revealLocked(r *reqState, q url.Values) {
 	switch r.typ {
 	case "list":
 		if cp.watched && q.Get("continue") == "" {
-			r.relist = true
 			tell(&Decision{Step: "relist", ResourceVersion: rv, Reason: "a list after a watch",
 				Explain: "it lists " + r.path + " again after watching it: its reflector starts over, " + relistFrom(rv, asked)})
 		}
@@ -117,7 +116,6 @@ func (t *Tracer) revealLocked(r *reqState, q url.Values) {
 		}
 		if cp.watched {
 			d.Step, d.Reason = "relist", "a watch list after a watch"
-			r.relist = true
 			d.Explain += ": its reflector starts over"
 		}
 		tell(d)

@@ -61,8 +61,8 @@ func TestCollectionPath(t *testing.T) {
 		"/api/v1":                         "",
 		"/api/v1/namespaces/ns/pods/name": "",
 	} {
-		if got := collectionPath(in); got != want {
-			t.Errorf("collectionPath(%q) = %q, want %q", in, got, want)
+		if got := CollectionPath(in); got != want {
+			t.Errorf("CollectionPath(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -14,83 +14,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/podwatch/podwatch/internal/trace/tracetest"
 	"github.com/podwatch/podwatch/rest/protowire"
 	"github.com/podwatch/podwatch/rest/wire"
 )
-
-// field is the number of kind's field with JSON name path[0], or of the
-// field path[1] of that one's message, and so on: the test builds its
-// messages from the schema rather than from numbers of its own.
-func field(t testing.TB, kind string, path ...string) int {
-	t.Helper()
-	m, ok := protowire.Root(kind)
-	if !ok {
-		t.Fatalf("no schema for %s", kind)
-	}
-	var num int32
-	for _, name := range path {
-		if num, m, ok = m.Field(name); !ok {
-			t.Fatalf("%s has no field %v", kind, path)
-		}
-	}
-	return int(num)
-}
-
-// pbMeta is an ObjectMeta message: name, namespace, resourceVersion, and
-// a deletionTimestamp (a Time: seconds 1, nanos 2) and annotations when
-// given.
-func pbMeta(t testing.TB, name, rv string, deleting bool, annotations map[string]string) []byte {
-	var b []byte
-	if name != "" {
-		b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "name"), []byte(name))
-		b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "namespace"), []byte("shop"))
-	}
-	b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "resourceVersion"), []byte(rv))
-	if deleting {
-		b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "deletionTimestamp"), protowire.AppendVarintField(nil, 1, 1796244129))
-	}
-	for k, v := range annotations {
-		entry := protowire.AppendBytesField(protowire.AppendBytesField(nil, 1, []byte(k)), 2, []byte(v))
-		b = protowire.AppendBytesField(b, field(t, "Pod", "metadata", "annotations"), entry)
-	}
-	return b
-}
-
-func pbPod(t testing.TB, name, rv string, deleting bool, annotations map[string]string) []byte {
-	return protowire.AppendBytesField(nil, field(t, "Pod", "metadata"), pbMeta(t, name, rv, deleting, annotations))
-}
-
-func pbStatus(t testing.TB, code int, reason, message string) []byte {
-	var b []byte
-	b = protowire.AppendBytesField(b, field(t, "Status", "status"), []byte("Failure"))
-	b = protowire.AppendBytesField(b, field(t, "Status", "message"), []byte(message))
-	b = protowire.AppendBytesField(b, field(t, "Status", "reason"), []byte(reason))
-	return protowire.AppendVarintField(b, field(t, "Status", "code"), uint64(code))
-}
-
-// pbList is a PodList envelope of pods at rv.
-func pbList(t testing.TB, rv string, pods ...[]byte) []byte {
-	lm := protowire.AppendBytesField(nil, field(t, "PodList", "metadata", "resourceVersion"), []byte(rv))
-	raw := protowire.AppendBytesField(nil, field(t, "PodList", "metadata"), lm)
-	for _, p := range pods {
-		raw = protowire.AppendBytesField(raw, field(t, "PodList", "items"), p)
-	}
-	return protowire.AppendEnvelope(nil, "v1", "PodList", raw)
-}
-
-// pbFrame is one watch frame, its object an envelope of kind.
-func pbFrame(typ, kind string, raw []byte) []byte {
-	return protowire.AppendWatchFrame(nil, typ, protowire.AppendEnvelope(nil, "v1", kind, raw))
-}
 
 // protoStream is the protobuf twin of watchStream: a pod event, the
 // bookmark ending a watch list, a graceful delete, and a 410.
 func protoStream(t testing.TB) (stream []byte, frames [][]byte, raws [][]byte) {
 	raws = [][]byte{
-		pbPod(t, "web-1", "215", false, nil),
-		pbPod(t, "", "215", false, map[string]string{"k8s.io/initial-events-end": "true"}),
-		pbPod(t, "web-1", "220", true, nil),
-		pbStatus(t, 410, "Expired", "too old resource version: 224 (227)"),
+		tracetest.PBPod(t, "web-1", "215", false, nil),
+		tracetest.PBPod(t, "", "215", false, map[string]string{"k8s.io/initial-events-end": "true"}),
+		tracetest.PBPod(t, "web-1", "220", true, nil),
+		tracetest.PBStatus(t, 410, "Expired", "too old resource version: 224 (227)"),
 	}
 	types := []string{"ADDED", "BOOKMARK", "MODIFIED", "ERROR"}
 	for i, raw := range raws {
@@ -98,7 +34,7 @@ func protoStream(t testing.TB) (stream []byte, frames [][]byte, raws [][]byte) {
 		if types[i] == "ERROR" {
 			kind = "Status"
 		}
-		f := pbFrame(types[i], kind, raw)
+		f := tracetest.PBFrame(types[i], kind, raw)
 		frames = append(frames, f)
 		stream = append(stream, f...)
 	}
@@ -139,7 +75,7 @@ func TestProtobufFramerSplits(t *testing.T) {
 	for cut := 0; cut <= len(stream); cut++ {
 		f := newFramer(wire.Protobuf)
 		var got []*Event
-		emit := func(e *Event) { got = append(got, e) }
+		emit := func(e *Event, _ []byte) { got = append(got, e) }
 		f.feed(stream[:cut], 0, emit)
 		f.feed(stream[cut:], int64(cut), emit)
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -155,9 +91,9 @@ func TestProtobufFramerSplits(t *testing.T) {
 // refuses: each is one event step holding the typed error, and framing goes
 // on after it while the prefixes still say where frames end.
 func TestProtobufBadFrames(t *testing.T) {
-	good := pbFrame("ADDED", "Pod", pbPod(t, "web-1", "215", false, nil))
+	good := tracetest.PBFrame("ADDED", "Pod", tracetest.PBPod(t, "web-1", "215", false, nil))
 	wrongMagic := bytes.Replace(bytes.Clone(good), protowire.Magic, []byte("k9s\x00"), 1)
-	unknownKind := pbFrame("ADDED", "Secret", pbPod(t, "web-1", "215", false, nil))
+	unknownKind := tracetest.PBFrame("ADDED", "Secret", tracetest.PBPod(t, "web-1", "215", false, nil))
 	noType := protowire.AppendWatchFrame(nil, "", protowire.AppendEnvelope(nil, "v1", "Pod", nil))
 	// A WatchEvent whose type field announces more bytes than the frame has.
 	cutField := binary.BigEndian.AppendUint32(nil, 3)
@@ -180,7 +116,7 @@ func TestProtobufBadFrames(t *testing.T) {
 			for cut := 0; cut <= len(tt.in); cut++ {
 				f := newFramer(wire.Protobuf)
 				var got []*Event
-				emit := func(e *Event) { got = append(got, e) }
+				emit := func(e *Event, _ []byte) { got = append(got, e) }
 				f.feed(tt.in[:cut], 0, emit)
 				f.feed(tt.in[cut:], int64(cut), emit)
 				if len(got) != len(tt.errs) {
@@ -217,9 +153,9 @@ func FuzzProtobufFramer(f *testing.F) {
 		}
 		whole, split := newFramer(wire.Protobuf), newFramer(wire.Protobuf)
 		var a, b []*Event
-		whole.feed(data, 0, func(e *Event) { a = append(a, e) })
-		split.feed(data[:cut], 0, func(e *Event) { b = append(b, e) })
-		split.feed(data[cut:], int64(cut), func(e *Event) { b = append(b, e) })
+		whole.feed(data, 0, func(e *Event, _ []byte) { a = append(a, e) })
+		split.feed(data[:cut], 0, func(e *Event, _ []byte) { b = append(b, e) })
+		split.feed(data[cut:], int64(cut), func(e *Event, _ []byte) { b = append(b, e) })
 		if diff := cmp.Diff(a, b); diff != "" {
 			t.Fatalf("framed differently when cut at %d (-whole +cut):\n%s", cut, diff)
 		}
@@ -229,10 +165,10 @@ func FuzzProtobufFramer(f *testing.F) {
 // protoServer is fakeServer in protobuf: a list of one pod, then a watch
 // whose four events come in one write; it returns the watch body's length.
 func protoServer(t *testing.T) (*httptest.Server, int) {
-	watch := append(pbFrame("ADDED", "Pod", pbPod(t, "b", "11", false, nil)), pbFrame("MODIFIED", "Pod", pbPod(t, "a", "12", false, nil))...)
-	watch = append(watch, pbFrame("BOOKMARK", "Pod", pbPod(t, "", "13", false, nil))...)
-	watch = append(watch, pbFrame("DELETED", "Pod", pbPod(t, "b", "14", false, nil))...)
-	list := pbList(t, "10", pbPod(t, "a", "9", false, nil))
+	watch := append(tracetest.PBFrame("ADDED", "Pod", tracetest.PBPod(t, "b", "11", false, nil)), tracetest.PBFrame("MODIFIED", "Pod", tracetest.PBPod(t, "a", "12", false, nil))...)
+	watch = append(watch, tracetest.PBFrame("BOOKMARK", "Pod", tracetest.PBPod(t, "", "13", false, nil))...)
+	watch = append(watch, tracetest.PBFrame("DELETED", "Pod", tracetest.PBPod(t, "b", "14", false, nil))...)
+	list := tracetest.PBList(t, "10", tracetest.PBPod(t, "a", "9", false, nil))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("watch") != "true" {
 			w.Header().Set("Content-Type", wire.ContentTypeProtobuf)
@@ -303,14 +239,14 @@ func TestProtobufTrace(t *testing.T) {
 // error, the refusal's Status read from its envelope, and the summary's
 // bytes per event; the page names each answer's format.
 func TestProtobufTextAndPage(t *testing.T) {
-	good := pbFrame("ADDED", "Pod", pbPod(t, "web-1", "215", false, nil))
+	good := tracetest.PBFrame("ADDED", "Pod", tracetest.PBPod(t, "web-1", "215", false, nil))
 	bad := bytes.Replace(bytes.Clone(good), protowire.Magic, []byte("k9s\x00"), 1)
 	body := append(bytes.Clone(good), bad...)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("watch") != "true" {
 			w.Header().Set("Content-Type", wire.ContentTypeProtobuf)
 			w.WriteHeader(http.StatusForbidden)
-			w.Write(protowire.AppendEnvelope(nil, "v1", "Status", pbStatus(t, 403, "Forbidden", "pods is forbidden")))
+			w.Write(protowire.AppendEnvelope(nil, "v1", "Status", tracetest.PBStatus(t, 403, "Forbidden", "pods is forbidden")))
 			return
 		}
 		w.Header().Set("Content-Type", wire.ContentTypeProtobuf+";stream=watch")
@@ -335,7 +271,7 @@ func TestProtobufTextAndPage(t *testing.T) {
 	got := text.String()
 	for _, want := range []string{
 		fmt.Sprintf("frame: length prefix %s = %d bytes of WatchEvent ADDED; envelope k8s\\x00 v1 Pod, contentEncoding \"\", contentType \"\", object %d bytes",
-			spaced(good[:4]), len(good)-4, len(pbPod(t, "web-1", "215", false, nil))),
+			spaced(good[:4]), len(good)-4, len(tracetest.PBPod(t, "web-1", "215", false, nil))),
 		fmt.Sprintf("#1 bad frame  %d bytes at %d (length prefix %s): protobuf: envelope at byte", len(bad), len(good), spaced(bad[:4])),
 		"Status 403 Forbidden: pods is forbidden",
 		"(watch): a watch, asked for in protobuf:",
@@ -370,8 +306,8 @@ func spaced(b []byte) string {
 // TestDescribeProtobuf checks what the -v 8 log says of a protobuf body's
 // first bytes, however much of it they hold.
 func TestDescribeProtobuf(t *testing.T) {
-	frame := pbFrame("ADDED", "Pod", pbPod(t, "web-1", "215", false, nil))
-	list := pbList(t, "10", pbPod(t, "a", "9", false, nil), pbPod(t, "b", "9", false, nil))
+	frame := tracetest.PBFrame("ADDED", "Pod", tracetest.PBPod(t, "web-1", "215", false, nil))
+	list := tracetest.PBList(t, "10", tracetest.PBPod(t, "a", "9", false, nil), tracetest.PBPod(t, "b", "9", false, nil))
 	watch := wire.ContentTypeProtobufWatch
 	tests := []struct {
 		name, contentType string

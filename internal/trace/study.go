@@ -61,6 +61,13 @@ type Missed struct {
 	Explain string `json:"explain"`
 }
 
+// The ways a change can be missed (Missed.How).
+const (
+	MissedDeleted = "deleted"
+	MissedSkipped = "skipped"
+	MissedUnseen  = "unseen"
+)
+
 // Change is one field that a MODIFIED event changed, in the manner of a JSON
 // patch operation: Op is "add", "remove" or "replace", Path a JSON pointer.
 type Change struct {

@@ -30,8 +30,6 @@ type Options struct {
 	// their own (see Analysis), in this order; a Runner among them is
 	// started by New and stopped by Close.
 	Analyses []Analysis
-	// Diff makes each MODIFIED event tell what it changed (Event.Diff).
-	Diff DiffMode
 }
 
 // maxPending bounds the steps one watch may hold back while waiting for the
@@ -78,9 +76,6 @@ type Tracer struct {
 	proxy    bool
 	clients  clientsSeen // with proxy
 	analyses []Analysis
-	diffs    *versions // with Diff, or Proxy (the gap audit of its clients)
-
-	ledger Ledger // for the gap audit (missed.go)
 }
 
 // New returns a Tracer writing to opts.Sinks. The caller must Close it.
@@ -91,7 +86,7 @@ func New(opts Options) *Tracer {
 	}
 	t := &Tracer{clock: clock, start: clock(), sinks: opts.Sinks, failed: make([]bool, len(opts.Sinks)),
 		analyses: opts.Analyses,
-		proxy:    opts.Proxy, diffs: newVersions(opts.Diff, opts.Proxy), clients: clientsSeen{byReq: map[int]string{}, paths: map[string]*clientPath{}}}
+		proxy:    opts.Proxy, clients: clientsSeen{byReq: map[int]string{}, paths: map[string]*clientPath{}}}
 	for _, a := range t.analyses {
 		if r, ok := a.(Runner); ok {
 			r.Start(t)
@@ -183,6 +178,10 @@ func (t *Tracer) count(s Step) {
 		t.counts.Stalls++
 	case KindMissed:
 		t.counts.Missed++
+		if t.counts.MissedHow == nil {
+			t.counts.MissedHow = map[string]int{}
+		}
+		t.counts.MissedHow[s.Missed.How]++
 	case KindDecision:
 		switch s.Decision.Step {
 		case "relist":

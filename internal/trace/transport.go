@@ -39,8 +39,6 @@ type reqState struct {
 	// it asks for (see clients.go); rv is the newest resourceVersion its
 	// events carried.
 	client, path, rv string
-	// relist: the client relists with r (clients.go).
-	relist bool
 
 	// req is the request as it was told, for the analyses' records.
 	req     *Request
@@ -56,8 +54,6 @@ type reqState struct {
 	// envelope once it has all come.
 	format wire.Format
 	list   []byte
-	// diff is what the trace's diffs need of the request (nil without).
-	diff *reqDiff
 }
 
 // transport wraps next so that every request, its response and each read of
@@ -98,14 +94,13 @@ func (t *Tracer) sent(req *http.Request) *reqState {
 	q := req.URL.Query()
 	r := &reqState{n: t.nextReq, typ: requestType(req.URL.Path, q), sent: t.clock()}
 	if client := clientOf(req.Context()); client != "" {
-		r.client, r.path = client, collectionPath(req.URL.Path)
+		r.client, r.path = client, CollectionPath(req.URL.Path)
 		t.clients.byReq[r.n] = client
 		// A proxy runs for long: the client of a request long over is
 		// forgotten (a late HTTP/2 frame of it then names no client).
 		delete(t.clients.byReq, r.n-maxClientReqs)
 		t.revealLocked(r, q)
 	}
-	t.diffSentLocked(r, req.URL.Path, q)
 	r.req = &Request{
 		Method:  req.Method,
 		Path:    req.URL.Path,
@@ -169,7 +164,6 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 	if !ok {
 		t.failedLocked(r)
 	}
-	t.diffAnsweredLocked(r, resp.Header.Get("Content-Type"), ok)
 	switch {
 	case ok && (r.typ == "watch" || r.typ == "watch-list") && t.proxy:
 		// Told as they come: no reflector to wait for.
@@ -220,12 +214,10 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 		r.last = now
 		if r.events != nil {
 			t.counts.WatchBytes += int64(len(data))
-			r.events.feed(data, r.bytes, func(e *Event) {
+			r.events.feed(data, r.bytes, func(e *Event, object []byte) {
 				r.lastEvent = e.Type
 				t.sawEventLocked(r, e)
-				t.diffEventLocked(r, e, r.events.object)
-				t.recordLocked(r, Record{Now: now, Object: r.events.object, Step: &Step{Kind: KindEvent, Req: r.n, Event: e}})
-				t.gapEventLocked(r, e)
+				t.recordLocked(r, Record{Now: now, Object: object, Step: &Step{Kind: KindEvent, Req: r.n, Event: e}})
 			})
 		}
 		if r.status != nil && len(r.status) < statusBodyLimit {
@@ -238,7 +230,6 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 				r.list = append(r.list, data...)
 			}
 		}
-		t.diffReadLocked(r, data)
 		r.bytes += int64(len(data))
 		r.reads++
 	}
@@ -300,7 +291,6 @@ func (t *Tracer) endLocked(r *reqState, how, msg string) {
 	r.list = nil
 	e.Explain = explainEnd(r.typ, e)
 	t.recordLocked(r, Record{Now: now, Step: &Step{Kind: KindBodyEnd, Req: r.n, BodyEnd: e}})
-	t.diffEndLocked(r, how) // after the end: a relist's gap audit follows it
 }
 
 // shown are the request headers a trace shows: what changes the answer.

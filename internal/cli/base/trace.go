@@ -11,7 +11,9 @@ import (
 	"github.com/podwatch/podwatch/internal/term"
 	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/gap"
 	"github.com/podwatch/podwatch/internal/trace/stall"
+	"github.com/podwatch/podwatch/internal/trace/versions"
 )
 
 // TraceFlags are the flags of the protocol trace (internal/trace).
@@ -39,8 +41,11 @@ type TraceFlags struct {
 	// StallClock times the stall check (stall.Options.Clock): a
 	// replay's own clock; nil is a ticker on the wall clock.
 	StallClock timing.TimerClock
-	// Diff is --diff (trace.Options.Diff; watch's -o json too).
+	// Diff is --diff (versions.Options.Diff; watch's -o json too).
 	Diff DiffFlag
+	// Ledger, when set, tells the gap audit what a replay's recording
+	// knows (gap.New).
+	Ledger gap.Ledger
 }
 
 // Register defines the trace flags on c, --stall-after and --diff included.
@@ -145,12 +150,24 @@ func (f *TraceFlags) Open(e Env, log *Logger) (*trace.Tracer, func() error, erro
 	if f.Clock != nil {
 		clock = f.Clock
 	}
-	var analyses []trace.Analysis
-	if f.StallAfter > 0 {
-		analyses = append(analyses, stall.New(stall.Options{After: f.StallAfter, Clock: f.StallClock}))
-	}
-	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Proxy: f.Proxy, Diff: f.Diff.Mode, Analyses: analyses})
+	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Proxy: f.Proxy, Analyses: f.analyses()})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
+}
+
+// analyses are what the trace adds to the steps it records: the version
+// diffs (--diff, and a proxy's record of what each client was sent), the
+// gap audit, the stall check.
+func (f *TraceFlags) analyses() []trace.Analysis {
+	audit := gap.New(f.Ledger)
+	var as []trace.Analysis
+	if f.Proxy || f.Diff.On() {
+		as = append(as, versions.New(versions.Options{Diff: f.Diff.Mode, Relisted: audit.Relisted}))
+	}
+	as = append(as, audit)
+	if f.StallAfter > 0 {
+		as = append(as, stall.New(stall.Options{After: f.StallAfter, Clock: f.StallClock}))
+	}
+	return as
 }
 
 func (f *TraceFlags) sink(w interface{ Write([]byte) (int, error) }, color bool, width int) trace.Sink {

@@ -6,6 +6,7 @@
 package tracetest
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -187,4 +188,23 @@ func PodList(rv, cont string, pods ...string) string {
 // WatchEvent is one line of a JSON watch.
 func WatchEvent(typ, object string) string {
 	return `{"type":"` + typ + `","object":` + object + "}\n"
+}
+
+// Buffer is a sink's writer that a test may read while the trace writes
+// to it.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *Buffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *Buffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

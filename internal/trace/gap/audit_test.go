@@ -1,4 +1,4 @@
-package trace
+package gap
 
 import (
 	"bytes"
@@ -13,10 +13,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/podwatch/podwatch/cache"
+	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/tracetest"
 	"github.com/podwatch/podwatch/rest/meta"
 )
 
-func nsPod(name, rv string) podVersion { return podVersion{Namespace: "ns", Name: name, RV: rv} }
+func nsPod(name, rv string) podVersion {
+	return podVersion{Namespace: "ns", Name: name, ResourceVersion: rv}
+}
 
 // fakeLedger is a Ledger over a fixed list of changes.
 type fakeLedger []LedgerEntry
@@ -24,7 +28,7 @@ type fakeLedger []LedgerEntry
 func (l fakeLedger) Between(from, to string) []LedgerEntry {
 	var out []LedgerEntry
 	for _, e := range l {
-		if newerRV(e.ResourceVersion, from) && !newerRV(e.ResourceVersion, to) {
+		if trace.NewerRV(e.ResourceVersion, from) && !trace.NewerRV(e.ResourceVersion, to) {
 			out = append(out, e)
 		}
 	}
@@ -45,8 +49,8 @@ func TestMissedBetween(t *testing.T) {
 		name       string
 		held, now  []podVersion
 		ledger     fakeLedger
-		want       []Missed // compared without Explain
-		wantInText []string // in every Explain, in order
+		want       []trace.Missed // compared without Explain
+		wantInText []string       // in every Explain, in order
 	}{
 		{name: "the same state misses nothing",
 			held: []podVersion{nsPod("a", "5"), nsPod("b", "7")}, now: []podVersion{nsPod("b", "7"), nsPod("a", "5")}},
@@ -55,21 +59,21 @@ func TestMissedBetween(t *testing.T) {
 		{name: "gone and moved on",
 			held: []podVersion{nsPod("c", "8"), nsPod("a", "5"), nsPod("b", "7")},
 			now:  []podVersion{nsPod("b", "11")},
-			want: []Missed{
-				{How: MissedDeleted, Namespace: "ns", Name: "a", From: "5", State: "20"},
-				{How: MissedSkipped, Namespace: "ns", Name: "b", From: "7", To: "11", State: "20"},
-				{How: MissedDeleted, Namespace: "ns", Name: "c", From: "8", State: "20"},
+			want: []trace.Missed{
+				{How: trace.MissedDeleted, Namespace: "ns", Name: "a", From: "5", State: "20"},
+				{How: trace.MissedSkipped, Namespace: "ns", Name: "b", From: "7", To: "11", State: "20"},
+				{How: trace.MissedDeleted, Namespace: "ns", Name: "c", From: "8", State: "20"},
 			}},
 		{name: "an older version in the new state is no skip",
 			held: []podVersion{nsPod("a", "9")}, now: []podVersion{nsPod("a", "8")}},
 		{name: "deleted and created again under its name",
-			held:       []podVersion{{Namespace: "ns", Name: "a", UID: "u1", RV: "5"}},
-			now:        []podVersion{{Namespace: "ns", Name: "a", UID: "u2", RV: "15"}},
-			want:       []Missed{{How: MissedDeleted, Namespace: "ns", Name: "a", From: "5", State: "20"}},
+			held:       []podVersion{{Namespace: "ns", Name: "a", UID: "u1", ResourceVersion: "5"}},
+			now:        []podVersion{{Namespace: "ns", Name: "a", UID: "u2", ResourceVersion: "15"}},
+			want:       []trace.Missed{{How: trace.MissedDeleted, Namespace: "ns", Name: "a", From: "5", State: "20"}},
 			wantInText: []string{"uid u1", "uid u2"}},
 		{name: "versions that are not integers still differ",
 			held: []podVersion{nsPod("a", "x1")}, now: []podVersion{nsPod("a", "x2")},
-			want: []Missed{{How: MissedSkipped, Namespace: "ns", Name: "a", From: "x1", To: "x2", State: "20"}}},
+			want: []trace.Missed{{How: trace.MissedSkipped, Namespace: "ns", Name: "a", From: "x1", To: "x2", State: "20"}}},
 		{name: "the ledger adds what came and went",
 			held: []podVersion{nsPod("a", "5"), nsPod("b", "7")},
 			now:  []podVersion{nsPod("a", "13"), nsPod("kept", "12")},
@@ -80,10 +84,10 @@ func TestMissedBetween(t *testing.T) {
 				ledgerEntry("DELETED", "b", "15"), ledgerEntry("DELETED", "brief", "16"),
 				ledgerEntry("ADDED", "later", "25"), // after the new state
 			},
-			want: []Missed{
-				{How: MissedSkipped, Namespace: "ns", Name: "a", From: "5", To: "13", State: "20"},
-				{How: MissedDeleted, Namespace: "ns", Name: "b", From: "7", State: "20"},
-				{How: MissedUnseen, Namespace: "ns", Name: "brief", From: "11", To: "16", State: "20"},
+			want: []trace.Missed{
+				{How: trace.MissedSkipped, Namespace: "ns", Name: "a", From: "5", To: "13", State: "20"},
+				{How: trace.MissedDeleted, Namespace: "ns", Name: "b", From: "7", State: "20"},
+				{How: trace.MissedUnseen, Namespace: "ns", Name: "brief", From: "11", To: "16", State: "20"},
 			},
 			wantInText: []string{"1 change", "DELETED at rv 15", "added at rv 11 and deleted at rv 16"}},
 	} {
@@ -93,7 +97,7 @@ func TestMissedBetween(t *testing.T) {
 				a.changes, a.source = tc.ledger.Between(a.from, a.to), tc.ledger.Source()
 			}
 			got := missedBetween(tc.held, tc.now, a)
-			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(Missed{}, "Explain"), cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(trace.Missed{}, "Explain"), cmpopts.EquateEmpty()); diff != "" {
 				t.Fatalf("missed (-want +got):\n%s", diff)
 			}
 			var texts []string
@@ -115,76 +119,45 @@ func TestMissedBetween(t *testing.T) {
 	}
 }
 
-// TestMissedText checks the text trace's line for each way of missing a
-// change: the word missed, how, the pod and the resourceVersion range; and
-// the totals on the summary line.
-func TestMissedText(t *testing.T) {
-	for _, tc := range []struct {
-		m    Missed
-		want string
-	}{
-		{Missed{How: MissedDeleted, Namespace: "ns", Name: "a", From: "5", State: "20", Explain: "gone"},
-			"missed        deleted ns/a rv 5..20: gone"},
-		{Missed{How: MissedSkipped, Namespace: "ns", Name: "b", From: "7", To: "11", State: "20", Explain: "moved"},
-			"missed        skipped ns/b rv 7..11: moved"},
-		{Missed{How: MissedUnseen, Namespace: "ns", Name: "c", From: "12", To: "16", State: "20", Explain: "brief"},
-			"missed        unseen ns/c rv 12..16: brief"},
-	} {
-		var b bytes.Buffer
-		if err := Text(&b, false).Step(Step{Kind: KindMissed, Missed: &tc.m}); err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.TrimSpace(b.String()); !strings.HasSuffix(got, tc.want) {
-			t.Errorf("got %q, want it to end %q", got, tc.want)
-		}
-	}
-	st := &Stop{Missed: 3, MissedHow: map[string]int{MissedDeleted: 2, MissedUnseen: 1}}
-	if got, want := missedTotals(st), "; missed 3 (2 deleted, 1 unseen)"; got != want {
-		t.Errorf("totals: got %q, want %q", got, want)
-	}
-	if got := missedTotals(&Stop{}); got != "" {
-		t.Errorf("totals of a run that missed nothing: got %q, want none", got)
-	}
+func gapPod(name, uid, rv string) *tracetest.Pod {
+	return &tracetest.Pod{ObjectMeta: meta.ObjectMeta{Namespace: "ns", Name: name, UID: uid, ResourceVersion: rv}}
 }
 
-func gapPod(name, uid, rv string) *testPod {
-	return &testPod{meta.ObjectMeta{Namespace: "ns", Name: name, UID: uid, ResourceVersion: rv}}
-}
-
-// TestTracerAuditsReplaces drives a traced store as a reflector would: the
+// TestAuditOfReplaces drives a traced store as a reflector would: the
 // first replace is no gap, events the client applies are not missed, and a
 // later replace is audited against what the store held, its steps told
 // after the replace decision and before the push, and counted in the
 // summary, in JSON as in text.
-func TestTracerAuditsReplaces(t *testing.T) {
+func TestAuditOfReplaces(t *testing.T) {
 	var js, text bytes.Buffer
-	tr := New(Options{Sinks: []Sink{JSON(&js), Text(&text, false)}, Clock: func() time.Time { return time.Time{} }})
-	tr.SetLedger(fakeLedger{ledgerEntry("ADDED", "brief", "31"), ledgerEntry("DELETED", "brief", "32")})
-	in := NewInstrument[*testPod](tr)
-	store := in.WrapStore(cache.NewUndeltaStore(in.Pushed, cache.MetaNamespaceKey[*testPod]))
+	audit := New(fakeLedger{ledgerEntry("ADDED", "brief", "31"), ledgerEntry("DELETED", "brief", "32")})
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&js), trace.Text(&text, false)}, Clock: func() time.Time { return time.Time{} },
+		Analyses: []trace.Analysis{audit}})
+	in := trace.NewInstrument[*tracetest.Pod](tr)
+	store := in.WrapStore(cache.NewUndeltaStore(in.Pushed, cache.MetaNamespaceKey[*tracetest.Pod]))
 	observeRV := func(rv string) { in.Observe(cache.Step{Kind: cache.StepResourceVersion, ResourceVersion: rv}) }
 
-	mustApply(t, store.Replace([]*testPod{gapPod("a", "ua", "10"), gapPod("b", "ub", "11"), gapPod("c", "uc", "12")}, "20"))
+	mustApply(t, store.Replace([]*tracetest.Pod{gapPod("a", "ua", "10"), gapPod("b", "ub", "11"), gapPod("c", "uc", "12")}, "20"))
 	observeRV("20")
 	mustApply(t, store.Delete(gapPod("c", "uc", "25"))) // seen: not missed
 	observeRV("25")
 	mustApply(t, store.Update(gapPod("b", "ub", "26"))) // seen: its version is 26 now
 	observeRV("26")
 	// Away from 26 to 40: a deleted, b changed again, brief came and went.
-	mustApply(t, store.Replace([]*testPod{gapPod("b", "ub", "33")}, "40"))
+	mustApply(t, store.Replace([]*tracetest.Pod{gapPod("b", "ub", "33")}, "40"))
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
 
 	var kinds []string
-	var missed []Missed
-	var stop Stop
+	var missed []trace.Missed
+	var stop trace.Stop
 	for _, line := range strings.Split(strings.TrimSpace(js.String()), "\n") {
 		var s struct {
-			Kind     Kind
-			Decision *Decision
-			Missed   *Missed
-			Stop     *Stop
+			Kind     trace.Kind
+			Decision *trace.Decision
+			Missed   *trace.Missed
+			Stop     *trace.Stop
 		}
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
 			t.Fatalf("%v: %s", err, line)
@@ -207,12 +180,12 @@ func TestTracerAuditsReplaces(t *testing.T) {
 	if diff := cmp.Diff(wantKinds, kinds); diff != "" {
 		t.Fatalf("steps (-want +got):\n%s", diff)
 	}
-	wantMissed := []Missed{
-		{How: MissedDeleted, Namespace: "ns", Name: "a", From: "10", State: "40"},
-		{How: MissedSkipped, Namespace: "ns", Name: "b", From: "26", To: "33", State: "40"},
-		{How: MissedUnseen, Namespace: "ns", Name: "brief", From: "31", To: "32", State: "40"},
+	wantMissed := []trace.Missed{
+		{How: trace.MissedDeleted, Namespace: "ns", Name: "a", From: "10", State: "40"},
+		{How: trace.MissedSkipped, Namespace: "ns", Name: "b", From: "26", To: "33", State: "40"},
+		{How: trace.MissedUnseen, Namespace: "ns", Name: "brief", From: "31", To: "32", State: "40"},
 	}
-	if diff := cmp.Diff(wantMissed, missed, cmpopts.IgnoreFields(Missed{}, "Explain")); diff != "" {
+	if diff := cmp.Diff(wantMissed, missed, cmpopts.IgnoreFields(trace.Missed{}, "Explain")); diff != "" {
 		t.Fatalf("missed (-want +got):\n%s", diff)
 	}
 	if stop.Missed != 3 || !cmp.Equal(stop.MissedHow, map[string]int{"deleted": 1, "skipped": 1, "unseen": 1}) {
@@ -234,9 +207,9 @@ func TestTracerAuditsReplaces(t *testing.T) {
 // this checks the audit's state is shared safely, and that steps after
 // Close are dropped rather than told.
 func TestAuditWhileTracing(t *testing.T) {
-	tr := New(Options{Sinks: []Sink{JSON(&bytes.Buffer{})}})
-	in := NewInstrument[*testPod](tr)
-	store := in.WrapStore(cache.NewStore(cache.MetaNamespaceKey[*testPod]))
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&bytes.Buffer{})}, Analyses: []trace.Analysis{New(fakeLedger{})}})
+	in := trace.NewInstrument[*tracetest.Pod](tr)
+	store := in.WrapStore(cache.NewStore(cache.MetaNamespaceKey[*tracetest.Pod]))
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -248,7 +221,6 @@ func TestAuditWhileTracing(t *testing.T) {
 			_ = store.Replace(nil, strconv.Itoa(rv+1))
 		}
 	}()
-	tr.SetLedger(fakeLedger{})
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}

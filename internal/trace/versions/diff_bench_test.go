@@ -1,4 +1,4 @@
-package trace
+package versions
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 // BenchmarkDiffJSON diffs a 9 KB pod (with managedFields) against itself
 // with its image and phase changed: the cost --diff adds to each MODIFIED.
 func BenchmarkDiffJSON(b *testing.B) {
-	prev, err := os.ReadFile("../podconfig/testdata/merged-pod.json")
+	prev, err := os.ReadFile("../../podconfig/testdata/merged-pod.json")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package trace
+package versions
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/trace"
 )
 
 // FuzzDiffJSON: for any two JSON documents, DiffJSON's changes, applied in
@@ -43,7 +45,7 @@ func FuzzDiffJSON(f *testing.F) {
 }
 
 // applyPatch applies changes to doc, as RFC 6902 would.
-func applyPatch(doc any, changes []Change) (any, error) {
+func applyPatch(doc any, changes []trace.Change) (any, error) {
 	for _, c := range changes {
 		var v any
 		if c.Op != "remove" {

@@ -1,10 +1,15 @@
-package trace
+package versions
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"net/http/httptest"
 	"net/url"
 	"testing"
 
+	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/tracetest"
 	"github.com/podwatch/podwatch/rest/wire"
 )
 
@@ -13,8 +18,8 @@ func versionJSON(name, rv, image string) string {
 }
 
 // modified diffs a MODIFIED event of pod name in scope s and returns it.
-func modified(v *versions, s, name, rv, image string) *Event {
-	e := &Event{Type: "MODIFIED", Namespace: "ns", Name: name, ResourceVersion: rv}
+func modified(v *Versions, s, name, rv, image string) *trace.Event {
+	e := &trace.Event{Type: "MODIFIED", Namespace: "ns", Name: name, ResourceVersion: rv}
 	// A watch event's object has a kind, a list's items do not.
 	v.event(s, e, []byte(`{"kind":"Pod","apiVersion":"v1",`+versionJSON(name, rv, image)[1:]))
 	return e
@@ -24,7 +29,7 @@ func modified(v *versions, s, name, rv, image string) *Event {
 // from it is no longer diffed against), a DELETED drops its pod, scopes are
 // apart, and their number is bounded.
 func TestVersionsKeepWhatTheClientHolds(t *testing.T) {
-	v := newVersions(DiffFields, false)
+	v := New(Options{Diff: DiffFields})
 	list := func(s string, pods ...string) {
 		body := `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[`
 		for i, p := range pods {
@@ -42,7 +47,7 @@ func TestVersionsKeepWhatTheClientHolds(t *testing.T) {
 	if e := modified(v, "b", "web", "3", "x:2"); e.DiffFrom != "" || e.Diff != nil {
 		t.Fatalf("another scope was diffed against scope a's version: %+v", e)
 	}
-	v.event("a", &Event{Type: "DELETED", Namespace: "ns", Name: "web"}, []byte(versionJSON("web", "4", "x:2")))
+	v.event("a", &trace.Event{Type: "DELETED", Namespace: "ns", Name: "web"}, []byte(versionJSON("web", "4", "x:2")))
 	if e := modified(v, "a", "web", "5", "x:3"); e.DiffFrom != "" {
 		t.Fatalf("diffed against a deleted pod's version %s", e.DiffFrom)
 	}
@@ -58,28 +63,62 @@ func TestVersionsKeepWhatTheClientHolds(t *testing.T) {
 			t.Fatalf("%s of a paged list was not diffed against", name)
 		}
 	}
-	for i := range 2 * maxDiffScopes {
+	for i := range 2 * maxScopes {
 		list(fmt.Sprint("client-", i), versionJSON("web", "1", "x:1"))
 	}
-	if len(v.scopes) > maxDiffScopes {
-		t.Fatalf("%d scopes kept, want at most %d", len(v.scopes), maxDiffScopes)
+	if len(v.scopes) > maxScopes {
+		t.Fatalf("%d scopes kept, want at most %d", len(v.scopes), maxScopes)
 	}
-	if e := modified(v, fmt.Sprint("client-", 2*maxDiffScopes-1), "web", "2", "x:2"); e.DiffFrom != "1" {
+	if e := modified(v, fmt.Sprint("client-", 2*maxScopes-1), "web", "2", "x:2"); e.DiffFrom != "1" {
 		t.Fatalf("the newest scope was dropped")
 	}
 }
 
-func TestDiffScope(t *testing.T) {
+func TestScopeOf(t *testing.T) {
 	q := url.Values{"fieldSelector": {"spec.nodeName=a"}, "watch": {"true"}}
-	if diffScope("c", "/api/v1/pods", q) != diffScope("c", "/api/v1/watch/pods", q) {
+	if scopeOf("c", "/api/v1/pods", q) != scopeOf("c", "/api/v1/watch/pods", q) {
 		t.Errorf("a legacy /watch/ path and ?watch=true are in different scopes")
 	}
-	for _, other := range []string{diffScope("d", "/api/v1/pods", q), diffScope("c", "/api/v1/namespaces/x/pods", q), diffScope("c", "/api/v1/pods", nil)} {
-		if other == diffScope("c", "/api/v1/pods", q) {
+	for _, other := range []string{scopeOf("d", "/api/v1/pods", q), scopeOf("c", "/api/v1/namespaces/x/pods", q), scopeOf("c", "/api/v1/pods", nil)} {
+		if other == scopeOf("c", "/api/v1/pods", q) {
 			t.Errorf("another client, namespace or selector shares the scope %q", other)
 		}
 	}
-	if diffScope("c", "/api/v1/namespaces/x/pods/web", q) != "" {
+	if scopeOf("c", "/api/v1/namespaces/x/pods/web", q) != "" {
 		t.Errorf("a request for one object has a scope")
+	}
+}
+
+// TestVersionsBoundedForTheAudit: without --diff, what a proxy's trace
+// keeps for the gap audit is each pod's resourceVersion alone, in no more
+// scopes than the bound, however many clients come.
+func TestVersionsBoundedForTheAudit(t *testing.T) {
+	v := New(Options{})
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(io.Discard)}, Proxy: true, Analyses: []trace.Analysis{v}})
+	s := &tracetest.Scripted{}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	rt := tracetest.Transport(trace.NewInstrument[*tracetest.Pod](tr).Configure)
+	for i := range 2 * maxScopes {
+		s.Then(0, tracetest.PodList("10", "", tracetest.PodJSON("a", "5"), tracetest.PodJSON("b", "6")))
+		tracetest.Get(t, rt, trace.WithClient(context.Background(), fmt.Sprint("client-", i)), srv.URL+"/api/v1/pods")
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(v.scopes); n > maxScopes {
+		t.Fatalf("%d scopes kept, want at most %d", n, maxScopes)
+	}
+	kept := 0
+	for _, sv := range v.scopes {
+		for k, ver := range sv.objects {
+			kept++
+			if ver.object != nil || ver.rv == "" {
+				t.Fatalf("%s kept as %q with %d object bytes; want its resourceVersion alone", k, ver.rv, len(ver.object))
+			}
+		}
+	}
+	if kept != 2*maxScopes {
+		t.Fatalf("%d pods kept over %d scopes, want 2 each", kept, len(v.scopes))
 	}
 }

@@ -1,7 +1,6 @@
-package trace
+package gap
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -16,6 +15,8 @@ import (
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/fault"
 	"github.com/podwatch/podwatch/internal/model"
+	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/tracetest"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 )
@@ -84,10 +85,9 @@ func TestGapAuditAgainstModel(t *testing.T) {
 	apply(model.Create, "kept", modelNode)
 	apply(model.Create, "elsewhere", "node-b")
 
-	var out bytes.Buffer
-	tr := New(Options{Sinks: []Sink{JSON(&out)}})
-	tr.SetLedger(modelLedger{srv.History()})
-	in := NewInstrument[*api.Pod](tr)
+	out := &tracetest.Buffer{}
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(out)}, Analyses: []trace.Analysis{New(modelLedger{srv.History()})}})
+	in := trace.NewInstrument[*api.Pod](tr)
 	transport := srv.Transport()
 	t.Cleanup(transport.CloseIdleConnections)
 	client, err := rest.NewClient(rest.Config{Host: model.URL, Transport: transport})
@@ -133,12 +133,12 @@ func TestGapAuditAgainstModel(t *testing.T) {
 		<-done
 	}()
 	if !waitClosed(t, watching) {
-		t.Fatalf("no watch within 30s; trace:\n%s", gapTraceSoFar(tr, &out))
+		t.Fatalf("no watch within 30s; trace:\n%s", out.String())
 	}
 	// The watch carries this change, and the fault cuts it after it.
 	apply(model.Status, "kept", modelNode)
 	if !waitClosed(t, paused) {
-		t.Fatalf("no backoff after the cut watch within 30s; trace:\n%s", gapTraceSoFar(tr, &out))
+		t.Fatalf("no backoff after the cut watch within 30s; trace:\n%s", out.String())
 	}
 
 	apply(model.Delete, "gone", modelNode)
@@ -150,7 +150,7 @@ func TestGapAuditAgainstModel(t *testing.T) {
 	srv.Compact(srv.RV())
 	close(release)
 	if !waitClosed(t, relisted) {
-		t.Fatalf("no relist within 30s; trace:\n%s", gapTraceSoFar(tr, &out))
+		t.Fatalf("no relist within 30s; trace:\n%s", out.String())
 	}
 	cancel()
 	<-done
@@ -161,12 +161,12 @@ func TestGapAuditAgainstModel(t *testing.T) {
 	if !slices.Equal(relists, []cache.RelistCause{cache.RelistGone}) {
 		t.Fatalf("relists %v: want one, after the resumed watch's 410", relists)
 	}
-	var got []Missed
-	var stop *Stop
+	var got []trace.Missed
+	var stop *trace.Stop
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		var s struct {
-			Missed *Missed
-			Stop   *Stop
+			Missed *trace.Missed
+			Stop   *trace.Stop
 		}
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
 			t.Fatal(err)
@@ -179,12 +179,12 @@ func TestGapAuditAgainstModel(t *testing.T) {
 		}
 	}
 	rv := func(p model.Pod) string { return strconv.FormatInt(p.RV, 10) }
-	want := []Missed{
-		{How: MissedSkipped, Namespace: "ns", Name: "changed", From: rv(changed), To: rv(changed2)},
-		{How: MissedDeleted, Namespace: "ns", Name: "gone", From: rv(gone)},
-		{How: MissedUnseen, Namespace: "ns", Name: "brief", From: rv(brief), To: rv(briefGone)},
+	want := []trace.Missed{
+		{How: trace.MissedSkipped, Namespace: "ns", Name: "changed", From: rv(changed), To: rv(changed2)},
+		{How: trace.MissedDeleted, Namespace: "ns", Name: "gone", From: rv(gone)},
+		{How: trace.MissedUnseen, Namespace: "ns", Name: "brief", From: rv(brief), To: rv(briefGone)},
 	}
-	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Missed{}, "Explain", "State")); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(trace.Missed{}, "Explain", "State")); diff != "" {
 		t.Fatalf("missed (-want +got):\n%s\ntrace:\n%s", diff, out.String())
 	}
 	if stop == nil || stop.Missed != len(want) {
@@ -210,11 +210,4 @@ func waitClosed(t *testing.T, ch <-chan struct{}) bool {
 	case <-time.After(30 * time.Second):
 		return false
 	}
-}
-
-// gapTraceSoFar is the trace written until now, for a failure message.
-func gapTraceSoFar(tr *Tracer, out *bytes.Buffer) string {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	return out.String()
 }

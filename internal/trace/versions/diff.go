@@ -1,4 +1,4 @@
-package trace
+package versions
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest/jsonx"
 )
 
@@ -47,7 +48,7 @@ var leftOut = map[string]bool{"/metadata/managedFields": true, "/metadata/resour
 // equal when their values are (1 and 1.0), strings when their text is
 // (whatever the escaping); a number never equals a string. Values are
 // written as canonical JSON: members in key order, no HTML escaping.
-func DiffJSON(prev, next []byte, mode DiffMode) ([]Change, error) {
+func DiffJSON(prev, next []byte, mode DiffMode) ([]trace.Change, error) {
 	d := differ{mode: mode}
 	if err := d.value("", prev, next); err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
@@ -57,7 +58,7 @@ func DiffJSON(prev, next []byte, mode DiffMode) ([]Change, error) {
 
 type differ struct {
 	mode DiffMode
-	out  []Change
+	out  []trace.Change
 }
 
 func (d *differ) skipped(path string) bool { return d.mode != DiffAll && leftOut[path] }
@@ -88,7 +89,7 @@ func (d *differ) value(path string, a, b []byte) error {
 	if ka == kb && (bytes.Equal(ca, cb) || ka == '0' && sameNumber(ca, cb)) {
 		return nil
 	}
-	d.out = append(d.out, Change{Op: "replace", Path: path, From: ca, Value: cb})
+	d.out = append(d.out, trace.Change{Op: "replace", Path: path, From: ca, Value: cb})
 	return nil
 }
 
@@ -167,7 +168,7 @@ func (d *differ) whole(op, path string, v []byte) error {
 	if err != nil {
 		return err
 	}
-	ch := Change{Op: op, Path: path, Value: c}
+	ch := trace.Change{Op: op, Path: path, Value: c}
 	if op == "remove" {
 		ch.From, ch.Value = c, nil
 	}

@@ -1,0 +1,73 @@
+package tracetest
+
+import (
+	"testing"
+
+	"github.com/podwatch/podwatch/rest/protowire"
+)
+
+// Field is the number of kind's field with JSON name path[0], or of the
+// field path[1] of that one's message, and so on: the tests build their
+// messages from the schema rather than from numbers of their own.
+func Field(t testing.TB, kind string, path ...string) int {
+	t.Helper()
+	m, ok := protowire.Root(kind)
+	if !ok {
+		t.Fatalf("no schema for %s", kind)
+	}
+	var num int32
+	for _, name := range path {
+		if num, m, ok = m.Field(name); !ok {
+			t.Fatalf("%s has no field %v", kind, path)
+		}
+	}
+	return int(num)
+}
+
+// PBMeta is an ObjectMeta message: name, namespace "shop", resourceVersion,
+// and a deletionTimestamp and annotations when given.
+func PBMeta(t testing.TB, name, rv string, deleting bool, annotations map[string]string) []byte {
+	var b []byte
+	if name != "" {
+		b = protowire.AppendBytesField(b, Field(t, "Pod", "metadata", "name"), []byte(name))
+		b = protowire.AppendBytesField(b, Field(t, "Pod", "metadata", "namespace"), []byte("shop"))
+	}
+	b = protowire.AppendBytesField(b, Field(t, "Pod", "metadata", "resourceVersion"), []byte(rv))
+	if deleting {
+		b = protowire.AppendBytesField(b, Field(t, "Pod", "metadata", "deletionTimestamp"), protowire.AppendVarintField(nil, 1, 1796244129))
+	}
+	for k, v := range annotations {
+		entry := protowire.AppendBytesField(protowire.AppendBytesField(nil, 1, []byte(k)), 2, []byte(v))
+		b = protowire.AppendBytesField(b, Field(t, "Pod", "metadata", "annotations"), entry)
+	}
+	return b
+}
+
+// PBPod is a Pod message holding only PBMeta's metadata.
+func PBPod(t testing.TB, name, rv string, deleting bool, annotations map[string]string) []byte {
+	return protowire.AppendBytesField(nil, Field(t, "Pod", "metadata"), PBMeta(t, name, rv, deleting, annotations))
+}
+
+// PBStatus is a failed Status message.
+func PBStatus(t testing.TB, code int, reason, message string) []byte {
+	var b []byte
+	b = protowire.AppendBytesField(b, Field(t, "Status", "status"), []byte("Failure"))
+	b = protowire.AppendBytesField(b, Field(t, "Status", "message"), []byte(message))
+	b = protowire.AppendBytesField(b, Field(t, "Status", "reason"), []byte(reason))
+	return protowire.AppendVarintField(b, Field(t, "Status", "code"), uint64(code))
+}
+
+// PBList is a PodList envelope of pods at rv.
+func PBList(t testing.TB, rv string, pods ...[]byte) []byte {
+	lm := protowire.AppendBytesField(nil, Field(t, "PodList", "metadata", "resourceVersion"), []byte(rv))
+	raw := protowire.AppendBytesField(nil, Field(t, "PodList", "metadata"), lm)
+	for _, p := range pods {
+		raw = protowire.AppendBytesField(raw, Field(t, "PodList", "items"), p)
+	}
+	return protowire.AppendEnvelope(nil, "v1", "PodList", raw)
+}
+
+// PBFrame is one watch frame, its object an envelope of kind.
+func PBFrame(typ, kind string, raw []byte) []byte {
+	return protowire.AppendWatchFrame(nil, typ, protowire.AppendEnvelope(nil, "v1", kind, raw))
+}
