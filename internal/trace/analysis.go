@@ -111,7 +111,7 @@ func NewerRV(a, b string) bool {
 func (t *Tracer) dispatchLocked(rec *Record) []Step {
 	rec.t = t
 	if rec.Step.Client == "" && rec.Step.Req != 0 {
-		rec.Step.Client = t.clients.byReq[rec.Step.Req]
+		rec.Step.Client = t.clients[rec.Step.Req]
 	}
 	for _, a := range t.analyses {
 		a.Recorded(rec)

@@ -19,7 +19,7 @@ func TestProxyTraceTellsAsItComes(t *testing.T) {
 	}))
 	defer srv.Close()
 	var js, page bytes.Buffer
-	tr := New(Options{Sinks: []Sink{JSON(&js), HTML(&page)}, Proxy: true})
+	tr := New(Options{Sinks: []Sink{JSON(&js), HTML(&page)}})
 	rt := tr.transport(http.DefaultTransport)
 	for _, client := range []string{"informer-a from 127.0.0.1", "informer-b from 127.0.0.1"} {
 		req, _ := http.NewRequestWithContext(WithClient(context.Background(), client), "GET", srv.URL+"/api/v1/pods?watch=true&resourceVersion=4", nil)

@@ -20,12 +20,6 @@ type Options struct {
 	// Clock stamps steps; default time.Now. A fixed clock gives every step
 	// the time 0, which keeps golden files stable.
 	Clock func() time.Time
-	// Proxy says the requests traced are other clients', forwarded by a
-	// proxy: there is no reflector to wait for, so each watch's reads and
-	// events are told as they come, every step names its client (see
-	// WithClient), and what a client's requests reveal of its reflector is
-	// told as a client decision (see clients.go).
-	Proxy bool
 	// Analyses read the steps as they are recorded and tell verdicts of
 	// their own (see Analysis), in this order; a Runner among them is
 	// started by New and stopped by Close.
@@ -50,7 +44,9 @@ const maxPending = 4096
 // reflector applies each event: the event is told, with the reads that
 // brought it, just before the store takes it. What is left (the reads after
 // the last event, the end of the body) is told when the reflector moves on
-// from the watch. HTTP/2 frames are told as they come.
+// from the watch. A watch of another client's (WithClient: a proxy's) has
+// no reflector of podwatch's to wait for: its steps are told as they come,
+// as HTTP/2 frames are.
 //
 // All methods are safe for concurrent use. After Close, steps are dropped.
 type Tracer struct {
@@ -73,8 +69,9 @@ type Tracer struct {
 	conns  int
 	counts Stop
 
-	proxy    bool
-	clients  clientsSeen // with proxy
+	// clients names the client of each request WithClient marked, by
+	// number, for the steps of theirs that come later (HTTP/2 frames).
+	clients  map[int]string
 	analyses []Analysis
 }
 
@@ -85,8 +82,7 @@ func New(opts Options) *Tracer {
 		clock = time.Now
 	}
 	t := &Tracer{clock: clock, start: clock(), sinks: opts.Sinks, failed: make([]bool, len(opts.Sinks)),
-		analyses: opts.Analyses,
-		proxy:    opts.Proxy, clients: clientsSeen{byReq: map[int]string{}, paths: map[string]*clientPath{}}}
+		analyses: opts.Analyses, clients: map[int]string{}}
 	for _, a := range t.analyses {
 		if r, ok := a.(Runner); ok {
 			r.Start(t)

@@ -35,10 +35,8 @@ type reqState struct {
 	// then fails because of the close.
 	closing bool
 
-	// client and path are a proxied request's client and the collection
-	// it asks for (see clients.go); rv is the newest resourceVersion its
-	// events carried.
-	client, path, rv string
+	// client is a proxied request's (WithClient).
+	client string
 
 	// req is the request as it was told, for the analyses' records.
 	req     *Request
@@ -93,13 +91,9 @@ func (t *Tracer) sent(req *http.Request) *reqState {
 	t.nextReq++
 	q := req.URL.Query()
 	r := &reqState{n: t.nextReq, typ: requestType(req.URL.Path, q), sent: t.clock()}
-	if client := clientOf(req.Context()); client != "" {
-		r.client, r.path = client, CollectionPath(req.URL.Path)
-		t.clients.byReq[r.n] = client
-		// A proxy runs for long: the client of a request long over is
-		// forgotten (a late HTTP/2 frame of it then names no client).
-		delete(t.clients.byReq, r.n-maxClientReqs)
-		t.revealLocked(r, q)
+	if r.client = clientOf(req.Context()); r.client != "" {
+		t.clients[r.n] = r.client
+		delete(t.clients, r.n-maxClientReqs)
 	}
 	r.req = &Request{
 		Method:  req.Method,
@@ -145,7 +139,6 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 		t.recordLocked(r, Record{Now: now, Step: &Step{Kind: KindResponse, Req: r.n, Response: &Response{
 			Wait: now.Sub(r.sent), Error: oneLine(err.Error()), ContentLength: -1, Explain: explain,
 		}}})
-		t.failedLocked(r)
 		return
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
@@ -161,12 +154,9 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 		Wait:             now.Sub(r.sent),
 		Explain:          explainResponse(r.typ, resp),
 	}}})
-	if !ok {
-		t.failedLocked(r)
-	}
 	switch {
-	case ok && (r.typ == "watch" || r.typ == "watch-list") && t.proxy:
-		// Told as they come: no reflector to wait for.
+	case ok && (r.typ == "watch" || r.typ == "watch-list") && r.client != "":
+		// Another client's: told as they come, with no reflector to wait for.
 		r.events = newFramer(r.format)
 	case ok && (r.typ == "watch" || r.typ == "watch-list"):
 		r.held = true
@@ -216,7 +206,6 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 			t.counts.WatchBytes += int64(len(data))
 			r.events.feed(data, r.bytes, func(e *Event, object []byte) {
 				r.lastEvent = e.Type
-				t.sawEventLocked(r, e)
 				t.recordLocked(r, Record{Now: now, Object: object, Step: &Step{Kind: KindEvent, Req: r.n, Event: e}})
 			})
 		}
@@ -267,9 +256,6 @@ func (t *Tracer) bodyClosed(r *reqState) {
 
 func (t *Tracer) endLocked(r *reqState, how, msg string) {
 	r.ended = true
-	if how == "error" {
-		t.failedLocked(r)
-	}
 	now := t.clock()
 	e := &BodyEnd{How: how, Error: oneLine(msg), Bytes: r.bytes, Reads: r.reads, Duration: now.Sub(r.sent)}
 	switch {

@@ -11,6 +11,7 @@ import (
 	"github.com/podwatch/podwatch/internal/term"
 	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/clients"
 	"github.com/podwatch/podwatch/internal/trace/gap"
 	"github.com/podwatch/podwatch/internal/trace/stall"
 	"github.com/podwatch/podwatch/internal/trace/versions"
@@ -27,7 +28,8 @@ type TraceFlags struct {
 	file       string
 	format     string
 	html       string
-	// Proxy makes the trace a proxy's (trace.Options.Proxy).
+	// Proxy makes the trace a proxy's: it tells what its clients' requests
+	// reveal (package clients), and audits their relists.
 	Proxy bool
 	// StallAfter is how long a watch may be silent before the trace and
 	// the progress line tell it (stall.Options.After).
@@ -150,16 +152,20 @@ func (f *TraceFlags) Open(e Env, log *Logger) (*trace.Tracer, func() error, erro
 	if f.Clock != nil {
 		clock = f.Clock
 	}
-	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Proxy: f.Proxy, Analyses: f.analyses()})
+	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Analyses: f.analyses()})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
 }
 
-// analyses are what the trace adds to the steps it records: the version
-// diffs (--diff, and a proxy's record of what each client was sent), the
-// gap audit, the stall check.
+// analyses are what the trace adds to the steps it records: a proxy's
+// clients' decisions, the version diffs (--diff, and a proxy's record of
+// what each client was sent, which reads those decisions), the gap audit,
+// the stall check.
 func (f *TraceFlags) analyses() []trace.Analysis {
 	audit := gap.New(f.Ledger)
 	var as []trace.Analysis
+	if f.Proxy {
+		as = append(as, clients.New())
+	}
 	if f.Proxy || f.Diff.On() {
 		as = append(as, versions.New(versions.Options{Diff: f.Diff.Mode, Relisted: audit.Relisted}))
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/clients"
 	"github.com/podwatch/podwatch/internal/trace/tracetest"
 	"github.com/podwatch/podwatch/internal/trace/versions"
 )
@@ -25,8 +26,8 @@ func proxied(t *testing.T, tr *trace.Tracer, srv *httptest.Server, client, pathQ
 // proxyTracer is a proxy's Tracer with the gap audit of its clients.
 func proxyTracer(sinks ...trace.Sink) *trace.Tracer {
 	audit := New(nil)
-	return trace.New(trace.Options{Sinks: sinks, Proxy: true,
-		Analyses: []trace.Analysis{versions.New(versions.Options{Relisted: audit.Relisted}), audit}})
+	return trace.New(trace.Options{Sinks: sinks,
+		Analyses: []trace.Analysis{clients.New(), versions.New(versions.Options{Relisted: audit.Relisted}), audit}})
 }
 
 const initialEventsEndBookmark = `{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"20","annotations":{"k8s.io/initial-events-end":"true"}}}}` + "\n"

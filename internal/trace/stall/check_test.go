@@ -247,10 +247,10 @@ func TestCheckOverdue(t *testing.T) {
 	clock := tracetest.NewClock(time.Unix(1000, 0))
 	var js bytes.Buffer
 	c := New(Options{After: 30 * time.Second, Ticks: make(chan time.Time)})
-	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&js)}, Clock: clock.Now, Proxy: true, Analyses: []trace.Analysis{c}})
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&js)}, Clock: clock.Now, Analyses: []trace.Analysis{c}})
 	say := make(chan string)
 	srv := tracetest.SilentServer(t, say)
-	body := openWatch(t, tr, srv, "", "resourceVersion=10&timeoutSeconds=600&allowWatchBookmarks=true")
+	body := openWatch(t, tr, srv, "informer", "resourceVersion=10&timeoutSeconds=600&allowWatchBookmarks=true")
 	defer body.Close()
 	clock.Advance(time.Second)
 	say <- `{"type":"MODIFIED","object":` + tracetest.PodJSON("a", "11") + "}\n"
@@ -348,7 +348,7 @@ func TestCheckNamesProxiedClient(t *testing.T) {
 	clock := tracetest.NewClock(time.Unix(1000, 0))
 	var js, text bytes.Buffer
 	c := New(Options{After: 10 * time.Second, Ticks: make(chan time.Time)})
-	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&js), trace.Text(&text, false)}, Clock: clock.Now, Proxy: true, Analyses: []trace.Analysis{c}})
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&js), trace.Text(&text, false)}, Clock: clock.Now, Analyses: []trace.Analysis{c}})
 	srv := tracetest.SilentServer(t, make(chan string))
 	body := openWatch(t, tr, srv, "kubelet from 127.0.0.1", "resourceVersion=10&timeoutSeconds=300")
 	defer body.Close()

@@ -94,7 +94,7 @@ func TestScopeOf(t *testing.T) {
 // scopes than the bound, however many clients come.
 func TestVersionsBoundedForTheAudit(t *testing.T) {
 	v := New(Options{})
-	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(io.Discard)}, Proxy: true, Analyses: []trace.Analysis{v}})
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(io.Discard)}, Analyses: []trace.Analysis{v}})
 	s := &tracetest.Scripted{}
 	srv := httptest.NewServer(s)
 	defer srv.Close()
