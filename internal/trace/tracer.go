@@ -3,6 +3,8 @@ package trace
 import (
 	"errors"
 	"math"
+	"net"
+	"net/http/httptrace"
 	"sync"
 	"time"
 )
@@ -24,6 +26,22 @@ type Options struct {
 	// their own (see Analysis), in this order; a Runner among them is
 	// started by New and stopped by Close.
 	Analyses []Analysis
+	// Tap, when set, reads the connections of the client the Instrument
+	// configures and tells what crosses them (h2tap.New: HTTP/2 frames).
+	Tap ConnTap
+}
+
+// A ConnTap reads the connections a traced client makes and tells what
+// crosses them through Tell (package h2tap: the frames of HTTP/2). New
+// starts it with its Tracer; the Instrument's Configure wires it in.
+type ConnTap interface {
+	Start(t *Tracer)
+	// WrapConn wraps each connection the client's transport made to
+	// authority, after TLS.
+	WrapConn(authority string, c net.Conn) net.Conn
+	// Request returns the hooks that tie request n to what the tap sees of
+	// it, and done, called once the request has its answer or its error.
+	Request(n int) (trace *httptrace.ClientTrace, done func())
 }
 
 // maxPending bounds the steps one watch may hold back while waiting for the
@@ -66,13 +84,13 @@ type Tracer struct {
 
 	rv     string // the last resourceVersion told
 	pushed map[string]string
-	conns  int
 	counts Stop
 
 	// clients names the client of each request WithClient marked, by
 	// number, for the steps of theirs that come later (HTTP/2 frames).
 	clients  map[int]string
 	analyses []Analysis
+	tap      ConnTap
 }
 
 // New returns a Tracer writing to opts.Sinks. The caller must Close it.
@@ -82,7 +100,10 @@ func New(opts Options) *Tracer {
 		clock = time.Now
 	}
 	t := &Tracer{clock: clock, start: clock(), sinks: opts.Sinks, failed: make([]bool, len(opts.Sinks)),
-		analyses: opts.Analyses, clients: map[int]string{}}
+		analyses: opts.Analyses, tap: opts.Tap, clients: map[int]string{}}
+	if t.tap != nil {
+		t.tap.Start(t)
+	}
 	for _, a := range t.analyses {
 		if r, ok := a.(Runner); ok {
 			r.Start(t)
@@ -137,6 +158,19 @@ func (t *Tracer) Err() error {
 }
 
 func (t *Tracer) sinceLocked() time.Duration { return t.clock().Sub(t.start) }
+
+// Tell records steps that happen now and tells them at once, in order:
+// what is told as it comes, such as a tapped connection and its frames (a
+// frame's Req names the request it is of, and so its client). A ConnTap
+// tells through it.
+func (t *Tracer) Tell(steps ...Step) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.clock()
+	for i := range steps {
+		t.recordLocked(nil, Record{Step: &steps[i], Now: now})
+	}
+}
 
 // emitLocked records s, of no request held back, as happening now.
 func (t *Tracer) emitLocked(s Step) {

@@ -70,10 +70,14 @@ type roundTripper struct {
 func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	t := rt.t
 	r := t.sent(req)
-	tie := &streamTie{n: r.n}
-	ctx := httptrace.WithClientTrace(req.Context(), tie.clientTrace())
-	resp, err := rt.next.RoundTrip(req.WithContext(ctx))
-	tie.done()
+	done := func() {}
+	if t.tap != nil {
+		var hooks *httptrace.ClientTrace
+		hooks, done = t.tap.Request(r.n)
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), hooks))
+	}
+	resp, err := rt.next.RoundTrip(req)
+	done()
 	t.answered(r, resp, err)
 	// An upgraded connection's body is the connection itself (kubectl exec
 	// through a proxy): whoever upgraded must get it as it is, writable.

@@ -13,6 +13,7 @@ import (
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/internal/trace/clients"
 	"github.com/podwatch/podwatch/internal/trace/gap"
+	"github.com/podwatch/podwatch/internal/trace/h2tap"
 	"github.com/podwatch/podwatch/internal/trace/stall"
 	"github.com/podwatch/podwatch/internal/trace/versions"
 )
@@ -152,7 +153,7 @@ func (f *TraceFlags) Open(e Env, log *Logger) (*trace.Tracer, func() error, erro
 	if f.Clock != nil {
 		clock = f.Clock
 	}
-	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Analyses: f.analyses()})
+	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Analyses: f.analyses(), Tap: h2tap.New()})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
 }
 

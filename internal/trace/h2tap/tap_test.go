@@ -1,4 +1,4 @@
-package trace
+package h2tap
 
 import (
 	"bytes"
@@ -10,13 +10,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/net/http2"
 
+	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/tracetest"
 	"github.com/podwatch/podwatch/rest"
 )
 
@@ -42,7 +43,7 @@ func clientFrames() []byte {
 	return b.Bytes()
 }
 
-var wantFrames = []Frame{
+var wantFrames = []trace.Frame{
 	{Type: "SETTINGS", Length: 6, Detail: "INITIAL_WINDOW_SIZE=4194304"},
 	{Type: "HEADERS", Stream: 1, Length: 12, Flags: "END_STREAM|END_HEADERS", Detail: "the request's header block, 12 bytes of HPACK, not decoded: it holds the Authorization header"},
 	{Type: "DATA", Stream: 1, Length: 100},
@@ -60,8 +61,8 @@ func TestFrameScanner(t *testing.T) {
 	data := clientFrames()
 	for cut := 0; cut <= len(data); cut++ {
 		s := frameScanner{sent: true, preface: len(http2.ClientPreface)}
-		var got []Frame
-		emit := func(f Frame) { got = append(got, f) }
+		var got []trace.Frame
+		emit := func(f trace.Frame) { got = append(got, f) }
 		s.feed(data[:cut], emit)
 		s.feed(data[cut:], emit)
 		if diff := cmp.Diff(wantFrames, got); diff != "" {
@@ -73,7 +74,7 @@ func TestFrameScanner(t *testing.T) {
 // TestHTTP2Tap lists through a rest.Client whose transport the trace taps,
 // against an HTTP/2 server: the request goes over HTTP/2, and the frames
 // both ways are traced, the request's own ones numbered with it.
-func TestHTTP2Tap(t *testing.T) {
+func TestTap(t *testing.T) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"kind":"PodList","metadata":{"resourceVersion":"7"},"items":[]}`)
@@ -83,9 +84,9 @@ func TestHTTP2Tap(t *testing.T) {
 	srv.StartTLS()
 	defer srv.Close()
 	var out bytes.Buffer
-	tr := New(Options{Sinks: []Sink{JSON(&out)}})
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&out)}, Tap: New()})
 	cfg := rest.Config{Host: srv.URL, BearerToken: "t0ken-not-to-show"}
-	NewInstrument[*testPod](tr).Configure(&cfg)
+	trace.NewInstrument[*tracetest.Pod](tr).Configure(&cfg)
 	cfg.TLS.CAData = certPEM(srv.Certificate().Raw)
 	c, err := rest.NewClient(cfg)
 	if err != nil {
@@ -167,10 +168,10 @@ func checkStreamsOpenFirst(t *testing.T, trace string) {
 	}
 }
 
-// TestHTTP2TapSeesPings: a traced client's quiet watch is pinged by the
+// TestTapSeesPings: a traced client's quiet watch is pinged by the
 // same HTTP/2 transport as an untraced one's (HTTP2ReadIdleTimeout), and
 // the tap tells the PING and its ACK on the watch's connection.
-func TestHTTP2TapSeesPings(t *testing.T) {
+func TestTapSeesPings(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -186,10 +187,10 @@ func TestHTTP2TapSeesPings(t *testing.T) {
 	srv.StartTLS()
 	defer srv.Close()
 	defer close(release)
-	out := &lockedBuffer{}
-	tr := New(Options{Sinks: []Sink{JSON(out)}})
+	out := &tracetest.Buffer{}
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(out)}, Tap: New()})
 	cfg := rest.Config{Host: srv.URL, HTTP2ReadIdleTimeout: 100 * time.Millisecond, HTTP2PingTimeout: 10 * time.Second}
-	NewInstrument[*testPod](tr).Configure(&cfg)
+	trace.NewInstrument[*tracetest.Pod](tr).Configure(&cfg)
 	cfg.TLS.CAData = certPEM(srv.Certificate().Raw)
 	c, err := rest.NewClient(cfg)
 	if err != nil {
@@ -214,36 +215,17 @@ func TestHTTP2TapSeesPings(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a sink's writer that a test may read while the trace
-// writes to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// TestHTTP2TapLeavesHTTP1Alone checks that a transport limited to HTTP/1.1
+// TestTapLeavesHTTP1Alone checks that a transport limited to HTTP/1.1
 // is not switched to HTTP/2 by the tap.
-func TestHTTP2TapLeavesHTTP1Alone(t *testing.T) {
+func TestTapLeavesHTTP1Alone(t *testing.T) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) }))
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	srv.EnableHTTP2 = true
 	srv.StartTLS()
 	defer srv.Close()
-	tr := New(Options{})
+	tr := trace.New(trace.Options{Tap: New()})
 	cfg := rest.Config{Host: srv.URL, DisableHTTP2: true}
-	NewInstrument[*testPod](tr).Configure(&cfg)
+	trace.NewInstrument[*tracetest.Pod](tr).Configure(&cfg)
 	cfg.TLS.CAData = certPEM(srv.Certificate().Raw)
 	c, err := rest.NewClient(cfg)
 	if err != nil {
@@ -268,10 +250,10 @@ func FuzzFrameScanner(f *testing.F) {
 			cut = len(data) / 2
 		}
 		var whole, split frameScanner
-		var a, b []Frame
-		whole.feed(data, func(fr Frame) { a = append(a, fr) })
-		split.feed(data[:cut], func(fr Frame) { b = append(b, fr) })
-		split.feed(data[cut:], func(fr Frame) { b = append(b, fr) })
+		var a, b []trace.Frame
+		whole.feed(data, func(fr trace.Frame) { a = append(a, fr) })
+		split.feed(data[:cut], func(fr trace.Frame) { b = append(b, fr) })
+		split.feed(data[cut:], func(fr trace.Frame) { b = append(b, fr) })
 		if diff := cmp.Diff(a, b); diff != "" {
 			t.Fatalf("scanned differently when cut at %d (-whole +cut):\n%s", cut, diff)
 		}

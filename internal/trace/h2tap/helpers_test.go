@@ -1,4 +1,4 @@
-package trace
+package h2tap
 
 import "encoding/pem"
 

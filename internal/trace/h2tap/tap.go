@@ -1,4 +1,4 @@
-package trace
+package h2tap
 
 import (
 	"bytes"
@@ -10,12 +10,29 @@ import (
 	"sync"
 
 	"golang.org/x/net/http2"
+
+	"github.com/podwatch/podwatch/internal/trace"
 )
+
+// Tap is the HTTP/2 tap of one Tracer, a trace.ConnTap: give it to the
+// Tracer in trace.Options.Tap, whose Instrument wires it into the client.
+type Tap struct {
+	t *trace.Tracer
+	// mu orders the connections' numbers with the steps that tell them.
+	mu    sync.Mutex
+	conns int
+}
+
+// New returns a Tap for one Tracer.
+func New() *Tap { return &Tap{} }
+
+// Start gives the Tap the Tracer it tells; trace.New calls it.
+func (p *Tap) Start(t *trace.Tracer) { p.t = t }
 
 // tapConn tells the frames that cross a connection, above TLS.
 type tapConn struct {
 	net.Conn
-	t  *Tracer
+	t  *trace.Tracer
 	id int
 
 	mu      sync.Mutex
@@ -25,21 +42,28 @@ type tapConn struct {
 	streams map[uint32]int // stream ID -> request number
 }
 
-// tap is the trace's resthook.Hooks.WrapConn: it stands between each
-// HTTP/2 connection the client's transport made and the HTTP/2 client on
-// it, after TLS, and tells the connection and every frame that crosses it
-// either way. It only reads the bytes: the traced client runs the same
-// transport, pool and pings as an untraced one.
-func (t *Tracer) tap(authority string, c net.Conn) *tapConn {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.conns++
-	tc := &tapConn{Conn: c, t: t, id: t.conns, streams: map[uint32]int{}}
+// WrapConn stands between each HTTP/2 connection the client's transport
+// made and the HTTP/2 client on it, after TLS (the trace's
+// resthook.Hooks.WrapConn), and tells the connection and every frame that
+// crosses it either way. It only reads the bytes: the traced client runs
+// the same transport, pool and pings as an untraced one.
+func (p *Tap) WrapConn(authority string, c net.Conn) net.Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.conns++
+	tc := &tapConn{Conn: c, t: p.t, id: p.conns, streams: map[uint32]int{}}
 	tc.sent.sent, tc.sent.preface = true, len(http2.ClientPreface)
 	cs := tc.ConnectionState()
-	t.emitLocked(Step{Kind: KindConn, Conn: &Conn{ID: tc.id, Authority: authority,
+	p.t.Tell(trace.Step{Kind: trace.KindConn, Conn: &trace.Conn{ID: tc.id, Authority: authority,
 		TLS: tls.VersionName(cs.Version) + ", ALPN " + cs.NegotiatedProtocol}})
 	return tc
+}
+
+// Request returns the hooks that tie the HTTP/2 stream request n opens to
+// it, and done, to call once the request has its answer or its error.
+func (p *Tap) Request(n int) (*httptrace.ClientTrace, func()) {
+	tie := &streamTie{n: n}
+	return tie.clientTrace(), tie.done
 }
 
 // ConnectionState is the TLS state of the tapped connection, which the
@@ -141,8 +165,8 @@ func indexOf(s []int, v int) int {
 
 func (c *tapConn) scan(s *frameScanner, dir string, data []byte) {
 	c.mu.Lock()
-	var frames []Frame
-	s.feed(data, func(f Frame) {
+	var frames []trace.Frame
+	s.feed(data, func(f trace.Frame) {
 		f.Conn, f.Dir = c.id, dir
 		frames = append(frames, f)
 	})
@@ -159,11 +183,11 @@ func (c *tapConn) scan(s *frameScanner, dir string, data []byte) {
 	if len(frames) == 0 {
 		return
 	}
-	c.t.mu.Lock()
-	defer c.t.mu.Unlock()
+	steps := make([]trace.Step, len(frames))
 	for i := range frames {
-		c.t.emitLocked(Step{Kind: KindFrame, Req: reqs[i], Frame: &frames[i]})
+		steps[i] = trace.Step{Kind: trace.KindFrame, Req: reqs[i], Frame: &frames[i]}
 	}
+	c.t.Tell(steps...)
 }
 
 // maxParsedFrame is the largest non-DATA frame kept whole to be read with a
@@ -183,7 +207,7 @@ type frameScanner struct {
 	broken  bool
 }
 
-func (s *frameScanner) feed(data []byte, emit func(Frame)) {
+func (s *frameScanner) feed(data []byte, emit func(trace.Frame)) {
 	for len(data) > 0 && !s.broken {
 		if s.preface > 0 {
 			n := min(s.preface, len(data))
@@ -228,8 +252,8 @@ const frameHeaderLen = 9
 
 // describeFrame tells a frame from its header, and from the whole frame
 // (read with x/net's Framer) when it was kept. Header blocks stay encoded.
-func describeFrame(h http2.FrameHeader, whole []byte, sent bool) Frame {
-	f := Frame{Type: h.Type.String(), Stream: h.StreamID, Length: h.Length, Flags: frameFlags(h)}
+func describeFrame(h http2.FrameHeader, whole []byte, sent bool) trace.Frame {
+	f := trace.Frame{Type: h.Type.String(), Stream: h.StreamID, Length: h.Length, Flags: frameFlags(h)}
 	if whole == nil {
 		return f
 	}
@@ -299,4 +323,7 @@ func quoteBytes(b []byte, max int) string {
 	return fmt.Sprintf("%q", b)
 }
 
-var _ net.Conn = (*tapConn)(nil)
+var (
+	_ net.Conn      = (*tapConn)(nil)
+	_ trace.ConnTap = (*Tap)(nil)
+)
