@@ -14,6 +14,7 @@ import (
 	"github.com/podwatch/podwatch/internal/fixture"
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/internal/trace/stall"
+	"github.com/podwatch/podwatch/internal/trace/text"
 )
 
 // stallMarkerRE marks a block of docs/PROTOCOL.md holding the stall lines
@@ -60,7 +61,7 @@ func TestStallSnippets(t *testing.T) {
 func recordedStalls(t *testing.T, ex fixture.Exchange, req int, after time.Duration) []string {
 	t.Helper()
 	var out bytes.Buffer
-	sink := trace.Text(&out, false)
+	sink := text.New(&out, text.Options{})
 	opened := time.Unix(0, 0)
 	s := stall.NewSilence(ex.Request.Query)
 	s.Opened(opened)

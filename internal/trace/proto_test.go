@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -230,106 +229,5 @@ func TestProtobufTrace(t *testing.T) {
 	// To one decimal.
 	if want := float64(watchBytes) / 4; math.Abs(stop.BytesPerEvent-want) > 0.05 {
 		t.Errorf("bytesPerEvent %v, want %v", stop.BytesPerEvent, want)
-	}
-}
-
-// TestProtobufTextAndPage sends one protobuf watch, whose second frame is
-// malformed, and one refused protobuf request through the Transport: the
-// text trace shows each frame's prefix and envelope, the bad frame with its
-// error, the refusal's Status read from its envelope, and the summary's
-// bytes per event; the page names each answer's format.
-func TestProtobufTextAndPage(t *testing.T) {
-	good := tracetest.PBFrame("ADDED", "Pod", tracetest.PBPod(t, "web-1", "215", false, nil))
-	bad := bytes.Replace(bytes.Clone(good), protowire.Magic, []byte("k9s\x00"), 1)
-	body := append(bytes.Clone(good), bad...)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("watch") != "true" {
-			w.Header().Set("Content-Type", wire.ContentTypeProtobuf)
-			w.WriteHeader(http.StatusForbidden)
-			w.Write(protowire.AppendEnvelope(nil, "v1", "Status", tracetest.PBStatus(t, 403, "Forbidden", "pods is forbidden")))
-			return
-		}
-		w.Header().Set("Content-Type", wire.ContentTypeProtobuf+";stream=watch")
-		w.Write(body)
-	}))
-	defer srv.Close()
-	var text, page bytes.Buffer
-	tr := New(Options{Sinks: []Sink{Text(&text, false), HTML(&page)}})
-	for _, q := range []string{"?watch=true", ""} {
-		req, _ := http.NewRequest("GET", srv.URL+"/api/v1/pods"+q, nil)
-		req.Header.Set("Accept", wire.ContentTypeProtobuf)
-		resp, err := tr.transport(http.DefaultTransport).RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}
-	if err := tr.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got := text.String()
-	for _, want := range []string{
-		fmt.Sprintf("frame: length prefix %s = %d bytes of WatchEvent ADDED; envelope k8s\\x00 v1 Pod, contentEncoding \"\", contentType \"\", object %d bytes",
-			spaced(good[:4]), len(good)-4, len(tracetest.PBPod(t, "web-1", "215", false, nil))),
-		fmt.Sprintf("#1 bad frame  %d bytes at %d (length prefix %s): protobuf: envelope at byte", len(bad), len(good), spaced(bad[:4])),
-		"Status 403 Forbidden: pods is forbidden",
-		"(watch): a watch, asked for in protobuf:",
-		fmt.Sprintf("1 event, 0 pushes, 0 relists, 0 backoffs; watch bodies %d bytes, %d.0 bytes per event", len(body), len(body)),
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the text trace does not say %q:\n%s", want, got)
-		}
-	}
-	formats := map[string]bool{}
-	for _, l := range pageModelOf(t, page.String()).Lanes {
-		if l.Kind == laneReq {
-			formats[l.Sub] = true
-		}
-	}
-	for _, want := range []string{"k8s protobuf;stream=watch", "k8s protobuf"} {
-		if !formats[want] {
-			t.Errorf("no request's bar is labelled with the format %q: %v", want, formats)
-		}
-	}
-}
-
-// spaced is b in hex, a space between bytes.
-func spaced(b []byte) string {
-	var parts []string
-	for _, c := range b {
-		parts = append(parts, fmt.Sprintf("%02x", c))
-	}
-	return strings.Join(parts, " ")
-}
-
-// TestDescribeProtobuf checks what the -v 8 log says of a protobuf body's
-// first bytes, however much of it they hold.
-func TestDescribeProtobuf(t *testing.T) {
-	frame := tracetest.PBFrame("ADDED", "Pod", tracetest.PBPod(t, "web-1", "215", false, nil))
-	list := tracetest.PBList(t, "10", tracetest.PBPod(t, "a", "9", false, nil), tracetest.PBPod(t, "b", "9", false, nil))
-	watch := wire.ContentTypeProtobufWatch
-	tests := []struct {
-		name, contentType string
-		head              []byte
-		complete          bool
-		want              string
-	}{
-		{"a whole frame", watch, frame, false, fmt.Sprintf("first frame: length prefix %s = %d bytes of WatchEvent ADDED; envelope k8s\\x00 v1 Pod,", spaced(frame[:4]), len(frame)-4)},
-		{"a frame cut short", watch, frame[:10], false, fmt.Sprintf("first frame: length prefix %s = %d bytes of WatchEvent, more than shown", spaced(frame[:4]), len(frame)-4)},
-		{"a bad frame", watch, bytes.Replace(bytes.Clone(frame), protowire.Magic, []byte("k9s\x00"), 1), false, "protobuf: envelope at byte"},
-		{"less than a prefix", watch, frame[:3], false, ""},
-		{"a whole list", wire.ContentTypeProtobuf, list, true, "envelope k8s\\x00 v1 PodList, contentEncoding \"\", contentType \"\", object"},
-		{"a list's count", wire.ContentTypeProtobuf, list, true, ", 2 items"},
-		{"a list cut short", wire.ContentTypeProtobuf, list[:20], false, "envelope k8s\\x00, its object going on past what is shown"},
-		{"not an envelope", wire.ContentTypeProtobuf, []byte("{\"kind\":"), true, "starts with \"{\\\"ki\""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := DescribeBody(tt.head, tt.contentType, tt.complete)
-			if !strings.Contains(got, tt.want) || (tt.want == "") != (got == "") {
-				t.Fatalf("got %q, want it to say %q", got, tt.want)
-			}
-		})
 	}
 }

@@ -272,7 +272,7 @@ func (t *Tracer) endLocked(r *reqState, how, msg string) {
 		}
 	}
 	if r.list != nil && how == "eof" {
-		env, err := readEnvelope(r.list)
+		env, err := ReadEnvelope(r.list)
 		e.Envelope = env
 		if err != nil {
 			e.Error = joinErr(e.Error, oneLine(err.Error()))

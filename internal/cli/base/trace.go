@@ -14,7 +14,9 @@ import (
 	"github.com/podwatch/podwatch/internal/trace/clients"
 	"github.com/podwatch/podwatch/internal/trace/gap"
 	"github.com/podwatch/podwatch/internal/trace/h2tap"
+	"github.com/podwatch/podwatch/internal/trace/page"
 	"github.com/podwatch/podwatch/internal/trace/stall"
+	"github.com/podwatch/podwatch/internal/trace/text"
 	"github.com/podwatch/podwatch/internal/trace/versions"
 )
 
@@ -37,7 +39,7 @@ type TraceFlags struct {
 	StallAfter time.Duration
 	// Run is what the HTML page records of the run (its Date is set when
 	// the trace opens).
-	Run trace.Run
+	Run page.Run
 	// Clock stamps the steps (trace.Options.Clock): a replay's own clock;
 	// nil is Env.Now.
 	Clock func() time.Time
@@ -147,7 +149,7 @@ func (f *TraceFlags) Open(e Env, log *Logger) (*trace.Tracer, func() error, erro
 		}
 		run := f.Run
 		run.Date = e.Now()
-		sinks = append(sinks, trace.HTMLRun(fl, run))
+		sinks = append(sinks, page.New(fl, run))
 	}
 	clock := e.Now
 	if f.Clock != nil {
@@ -181,7 +183,7 @@ func (f *TraceFlags) sink(w interface{ Write([]byte) (int, error) }, color bool,
 	if f.format == "json" {
 		return trace.JSON(w)
 	}
-	return trace.TextWith(w, trace.TextOptions{Color: color, Width: width, ExplainOnce: !f.full})
+	return text.New(w, text.Options{Color: color, Width: width, ExplainOnce: !f.full})
 }
 
 // minTraceWidth is the narrowest --trace-width: the time and tag take 25

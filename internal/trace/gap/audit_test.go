@@ -14,6 +14,7 @@ import (
 
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/text"
 	"github.com/podwatch/podwatch/internal/trace/tracetest"
 	"github.com/podwatch/podwatch/rest/meta"
 )
@@ -129,9 +130,9 @@ func gapPod(name, uid, rv string) *tracetest.Pod {
 // after the replace decision and before the push, and counted in the
 // summary, in JSON as in text.
 func TestAuditOfReplaces(t *testing.T) {
-	var js, text bytes.Buffer
+	var js, txt bytes.Buffer
 	audit := New(fakeLedger{ledgerEntry("ADDED", "brief", "31"), ledgerEntry("DELETED", "brief", "32")})
-	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&js), trace.Text(&text, false)}, Clock: func() time.Time { return time.Time{} },
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&js), text.New(&txt, text.Options{})}, Clock: func() time.Time { return time.Time{} },
 		Analyses: []trace.Analysis{audit}})
 	in := trace.NewInstrument[*tracetest.Pod](tr)
 	store := in.WrapStore(cache.NewUndeltaStore(in.Pushed, cache.MetaNamespaceKey[*tracetest.Pod]))
@@ -191,13 +192,13 @@ func TestAuditOfReplaces(t *testing.T) {
 	if stop.Missed != 3 || !cmp.Equal(stop.MissedHow, map[string]int{"deleted": 1, "skipped": 1, "unseen": 1}) {
 		t.Fatalf("stop counts %d missed by how %v, want 3: one each", stop.Missed, stop.MissedHow)
 	}
-	lines := strings.Split(strings.TrimSpace(text.String()), "\n")
+	lines := strings.Split(strings.TrimSpace(txt.String()), "\n")
 	if last := lines[len(lines)-1]; !strings.HasSuffix(last, "; missed 3 (1 deleted, 1 skipped, 1 unseen)") {
 		t.Fatalf("text summary %q: want the missed totals at its end", last)
 	}
 	for _, name := range []string{"ns/a rv 10..40", "ns/b rv 26..33", "ns/brief rv 31..32"} {
-		if !strings.Contains(text.String(), "missed ") || !strings.Contains(text.String(), name) {
-			t.Errorf("the text trace has no missed line for %s:\n%s", name, text.String())
+		if !strings.Contains(txt.String(), "missed ") || !strings.Contains(txt.String(), name) {
+			t.Errorf("the text trace has no missed line for %s:\n%s", name, txt.String())
 		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/internal/trace/clients"
+	"github.com/podwatch/podwatch/internal/trace/page"
+	"github.com/podwatch/podwatch/internal/trace/text"
 	"github.com/podwatch/podwatch/internal/trace/tracetest"
 	"github.com/podwatch/podwatch/internal/trace/versions"
 )
@@ -62,8 +64,8 @@ func missedOf(t *testing.T, js string) []string {
 // kubectl did not, and kubectl saw a DELETED), once the new state has come
 // whole (the list's last page, the initial-events-end bookmark).
 func TestAuditOfProxiedClients(t *testing.T) {
-	var js, text, page bytes.Buffer
-	tr := proxyTracer(trace.JSON(&js), trace.Text(&text, false), trace.HTML(&page))
+	var js, txt, html bytes.Buffer
+	tr := proxyTracer(trace.JSON(&js), text.New(&txt, text.Options{}), page.New(&html, page.Run{}))
 	s := &tracetest.Scripted{}
 	srv := httptest.NewServer(s)
 	defer srv.Close()
@@ -105,11 +107,11 @@ func TestAuditOfProxiedClients(t *testing.T) {
 		t.Fatalf("missed steps:\n%s\nwant:\n%s\n\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), js.String())
 	}
 	for _, want := range []string{"deleted ns/b rv 6..20", "client: " + kubectl, "missed 3 (1 deleted, 2 skipped)"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("the text trace lacks %q:\n%s", want, text.String())
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("the text trace lacks %q:\n%s", want, txt.String())
 		}
 	}
-	if !strings.Contains(page.String(), "missed b") || !strings.Contains(page.String(), "</html>") {
+	if !strings.Contains(html.String(), "missed b") || !strings.Contains(html.String(), "</html>") {
 		t.Errorf("the HTML page does not mark the missed pods")
 	}
 }

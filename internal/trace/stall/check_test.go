@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/page"
+	"github.com/podwatch/podwatch/internal/trace/text"
 	"github.com/podwatch/podwatch/internal/trace/tracetest"
 )
 
@@ -182,8 +184,8 @@ func stallSteps(t *testing.T, js string) (stalls []stallStep, stop *trace.Stop) 
 // when it turns dead; a byte ends the silence, and the next is told anew.
 func TestCheckTells(t *testing.T) {
 	clock := tracetest.NewClock(time.Unix(1000, 0))
-	var js, text, page bytes.Buffer
-	tr, c := tracedStalls(clock, 10*time.Second, trace.JSON(&js), trace.Text(&text, false), trace.HTML(&page))
+	var js, txt, html bytes.Buffer
+	tr, c := tracedStalls(clock, 10*time.Second, trace.JSON(&js), text.New(&txt, text.Options{}), page.New(&html, page.Run{}))
 	say := make(chan string)
 	srv := tracetest.SilentServer(t, say)
 	body := openWatch(t, tr, srv, "", "resourceVersion=10&timeoutSeconds=30")
@@ -232,10 +234,10 @@ func TestCheckTells(t *testing.T) {
 	if stop == nil || stop.Stalls != 3 {
 		t.Errorf("summary %+v, want 3 stalls", stop)
 	}
-	if !strings.Contains(text.String(), "#1 stall") || !strings.Contains(text.String(), "quiet: no byte for 11s") {
-		t.Errorf("text trace has no stall line:\n%s", text.String())
+	if !strings.Contains(txt.String(), "#1 stall") || !strings.Contains(txt.String(), "quiet: no byte for 11s") {
+		t.Errorf("text trace has no stall line:\n%s", txt.String())
 	}
-	if !strings.Contains(page.String(), "</html>") {
+	if !strings.Contains(html.String(), "</html>") {
 		t.Error("the HTML page was not written whole with stall steps in it")
 	}
 }
@@ -346,9 +348,9 @@ func TestCheckTicker(t *testing.T) {
 // threshold is told as a stall of its client's.
 func TestCheckNamesProxiedClient(t *testing.T) {
 	clock := tracetest.NewClock(time.Unix(1000, 0))
-	var js, text bytes.Buffer
+	var js, txt bytes.Buffer
 	c := New(Options{After: 10 * time.Second, Ticks: make(chan time.Time)})
-	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&js), trace.Text(&text, false)}, Clock: clock.Now, Analyses: []trace.Analysis{c}})
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&js), text.New(&txt, text.Options{})}, Clock: clock.Now, Analyses: []trace.Analysis{c}})
 	srv := tracetest.SilentServer(t, make(chan string))
 	body := openWatch(t, tr, srv, "kubelet from 127.0.0.1", "resourceVersion=10&timeoutSeconds=300")
 	defer body.Close()
@@ -377,7 +379,7 @@ func TestCheckNamesProxiedClient(t *testing.T) {
 	if stalls != 1 {
 		t.Fatalf("%d stalls told, want 1:\n%s", stalls, js.String())
 	}
-	if !strings.Contains(text.String(), "quiet: no byte for 11s") || !strings.Contains(text.String(), "client: kubelet from 127.0.0.1") {
-		t.Errorf("the text trace's stall does not name its client:\n%s", text.String())
+	if !strings.Contains(txt.String(), "quiet: no byte for 11s") || !strings.Contains(txt.String(), "client: kubelet from 127.0.0.1") {
+		t.Errorf("the text trace's stall does not name its client:\n%s", txt.String())
 	}
 }

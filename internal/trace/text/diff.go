@@ -1,8 +1,10 @@
-package trace
+package text
 
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/podwatch/podwatch/internal/trace"
 )
 
 // diffValueCap is how many characters of a changed value a text line shows;
@@ -12,7 +14,7 @@ const diffValueCap = 60
 // diffLines are the text lines under a MODIFIED event: one per change, as
 // the push line marks them (+ added, ~ replaced, - removed), at most
 // listCap of them.
-func diffLines(e *Event) []string {
+func diffLines(e *trace.Event) []string {
 	if e.DiffFrom == "" && len(e.Diff) == 0 {
 		return nil
 	}
@@ -33,7 +35,7 @@ func diffLines(e *Event) []string {
 // ChangeText is one change on one line, its values cut short:
 // "~ /spec/containers/0/image: "nginx:1.27" -> "nginx:1.28"",
 // "+ /metadata/labels/tier: "web"", "- /metadata/annotations/a: "b"".
-func ChangeText(c Change) string {
+func ChangeText(c trace.Change) string {
 	switch c.Op {
 	case "add":
 		return "+ " + c.Path + ": " + shorten(string(c.Value))

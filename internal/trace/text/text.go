@@ -1,11 +1,14 @@
-package trace
+package text
 
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest/cborwire"
 )
 
@@ -25,17 +28,9 @@ const (
 // listCap is how many names a text line lists before "and N more".
 const listCap = 20
 
-// Text returns a Sink writing each step as a line or a few, each step with
-// one Write, its time in seconds since the start first. With color the tags
-// are coloured with ANSI escapes (for a terminal). Text the server sent has
-// its control characters escaped, so it cannot drive the terminal. Close
-// does not close w. It is TextWith(w, TextOptions{Color: color}): every
-// explanation in full, lines never wrapped.
-func Text(w io.Writer, color bool) Sink { return TextWith(w, TextOptions{Color: color}) }
-
-// TextOptions shape a text trace; the zero value tells every explanation in
+// Options shape a text trace; the zero value tells every explanation in
 // full and never wraps a line.
-type TextOptions struct {
+type Options struct {
 	// Color colours the tags with ANSI escapes, for a terminal.
 	Color bool
 	// Width, when not 0, keeps every line within Width columns: a line is
@@ -50,8 +45,11 @@ type TextOptions struct {
 	ExplainOnce bool
 }
 
-// TextWith returns a text Sink shaped by opts; see Text.
-func TextWith(w io.Writer, opts TextOptions) Sink {
+// New returns a Sink writing each step as a line or a few, each step with
+// one Write, its time in seconds since the start first, shaped by opts.
+// Text the server sent has its control characters escaped, so it cannot
+// drive the terminal. Close does not close w.
+func New(w io.Writer, opts Options) trace.Sink {
 	s := &textSink{w: w, color: opts.Color, width: opts.Width}
 	if opts.ExplainOnce {
 		s.told = newTold()
@@ -71,7 +69,7 @@ const textIndent = 25
 
 func (s *textSink) Close() error { return nil }
 
-func (s *textSink) Step(st Step) error {
+func (s *textSink) Step(st trace.Step) error {
 	if s.told != nil {
 		st = s.told.brief(st)
 	}
@@ -96,7 +94,7 @@ func (s *textSink) Step(st Step) error {
 // width. A line whose explanation was left out loses the ": " before it,
 // and a line left empty is not written.
 func (s *textSink) writeLine(b *strings.Builder, head, text string) {
-	text = strings.TrimSuffix(clean(text), ": ")
+	text = strings.TrimSuffix(Clean(text), ": ")
 	if text == "" && strings.TrimSpace(head) == "" {
 		return
 	}
@@ -105,52 +103,67 @@ func (s *textSink) writeLine(b *strings.Builder, head, text string) {
 	}
 }
 
+// Line is how the text trace tells one step: a tag, the tag's colour (an
+// ANSI escape), the line after it and the lines under it, every
+// explanation in full. Text is not yet cleaned of control characters
+// (Clean); an empty Tag means the step is not shown as text.
+type Line struct {
+	Tag, Color, Text string
+	More             []string
+}
+
+// LineOf is st as the text trace tells it; the HTML page shows it too.
+func LineOf(st trace.Step) Line {
+	tag, col, text, more := textOf(st)
+	return Line{Tag: tag, Color: col, Text: text, More: more}
+}
+
 // textOf is the tag, its colour, the line and any lines under it for st; an
 // empty tag means st is not shown as text.
-func textOf(st Step) (tag, col, text string, more []string) {
+func textOf(st trace.Step) (tag, col, text string, more []string) {
 	req := fmt.Sprintf("#%d ", st.Req)
 	switch st.Kind {
-	case KindStart:
+	case trace.KindStart:
 		return "trace", bold, "of " + st.Start.Server + ": " + st.Start.Watching, nil
-	case KindStop:
+	case trace.KindStop:
 		p := st.Stop
-		return "trace", bold, fmt.Sprintf("end after %s: %s, %s, %s, %s, %s%s%s", dur(p.Duration),
+		return "trace", bold, fmt.Sprintf("end after %s: %s, %s, %s, %s, %s%s%s", Duration(p.Duration),
 			count(p.Requests, "request", "requests"), count(p.Events, "event", "events"), count(p.Pushes, "push", "pushes"),
-			count(p.Relists, "relist", "relists"), count(p.Backoffs, "backoff", "backoffs"), watchBytesText(p), missedTotals(p)), nil
-	case KindDecision:
+			count(p.Relists, "relist", "relists"), count(p.Backoffs, "backoff", "backoffs"), WatchBytes(p), missedTotals(p)), nil
+	case trace.KindDecision:
 		tag, col, text, more := decisionText(st.Decision)
 		if st.Client != "" && tag != "" {
 			// A proxy tells what a client's requests reveal of it.
 			tag, text = "client", st.Client+": "+text
 		}
 		return tag, col, text, more
-	case KindRequest:
+	case trace.KindRequest:
 		return withClient(st.Client)(requestText(req, st.Request))
-	case KindResponse:
+	case trace.KindResponse:
 		return responseText(req, st.Response)
-	case KindRead:
+	case trace.KindRead:
 		r := st.Read
-		return req + "read", dim, fmt.Sprintf("%d bytes at %d, +%s", r.Bytes, r.Offset, dur(r.Since)), nil
-	case KindEvent:
+		return req + "read", dim, fmt.Sprintf("%d bytes at %d, +%s", r.Bytes, r.Offset, Duration(r.Since)), nil
+	case trace.KindEvent:
 		return eventText(req, st.Event)
-	case KindBodyEnd:
+	case trace.KindBodyEnd:
 		return endText(req, st.BodyEnd)
-	case KindConn:
+	case trace.KindConn:
 		c := st.Conn
 		return fmt.Sprintf("h2 c%d", c.ID), blue, "HTTP/2 connection to " + c.Authority + " (" + c.TLS + "); its frames follow", nil
-	case KindFrame:
+	case trace.KindFrame:
 		return frameText(st)
-	case KindPush:
+	case trace.KindPush:
 		return pushText(st.Push)
-	case KindStall:
+	case trace.KindStall:
 		return withClient(st.Client)(stallText(req, st.Stall))
-	case KindMissed:
+	case trace.KindMissed:
 		return withClient(st.Client)(missedText(st.Missed))
 	}
 	return "", "", "", nil
 }
 
-func decisionText(d *Decision) (string, string, string, []string) {
+func decisionText(d *trace.Decision) (string, string, string, []string) {
 	if d.Step == "resource-version" {
 		return "", "", "", nil // every event and replace shows its resourceVersion
 	}
@@ -161,7 +174,7 @@ func decisionText(d *Decision) (string, string, string, []string) {
 		col = bold + magenta
 	}
 	if d.Wait > 0 {
-		head += " " + dur(d.Wait)
+		head += " " + Duration(d.Wait)
 	}
 	if d.ResourceVersion != "" && d.Step != "backoff" {
 		head += " rv=" + d.ResourceVersion
@@ -179,7 +192,7 @@ func decisionText(d *Decision) (string, string, string, []string) {
 	return "reflector", col, head + ": " + d.Explain, more
 }
 
-func requestText(req string, r *Request) (string, string, string, []string) {
+func requestText(req string, r *trace.Request) (string, string, string, []string) {
 	u := r.Path
 	if r.Query != "" {
 		u += "?" + r.Query
@@ -202,9 +215,9 @@ func requestText(req string, r *Request) (string, string, string, []string) {
 	return req + "->", cyan, r.Method + " " + u + " (" + r.Type + "): " + r.Explain, more
 }
 
-func responseText(req string, r *Response) (string, string, string, []string) {
+func responseText(req string, r *trace.Response) (string, string, string, []string) {
 	if r.Error != "" {
-		return req + "<-", red, "failed after " + dur(r.Wait) + ": " + r.Error, []string{r.Explain}
+		return req + "<-", red, "failed after " + Duration(r.Wait) + ": " + r.Error, []string{r.Explain}
 	}
 	col := green
 	if r.Status < 200 || r.Status > 299 {
@@ -223,14 +236,14 @@ func responseText(req string, r *Response) (string, string, string, []string) {
 	if r.RetryAfter != "" {
 		parts = append(parts, "Retry-After: "+r.RetryAfter)
 	}
-	return req + "<-", col, strings.Join(parts, ", ") + ", after " + dur(r.Wait), []string{r.Explain}
+	return req + "<-", col, strings.Join(parts, ", ") + ", after " + Duration(r.Wait), []string{r.Explain}
 }
 
 var eventColors = map[string]string{"ADDED": green, "MODIFIED": yellow, "DELETED": red, "BOOKMARK": blue, "ERROR": bold + red}
 
-// watchBytesText is the summary's wire cost of the watches, if any were
-// read: what a user compares between a JSON and a protobuf run.
-func watchBytesText(p *Stop) string {
+// WatchBytes is the summary's wire cost of the watches, if any were read:
+// what a user compares between a JSON and a protobuf run.
+func WatchBytes(p *trace.Stop) string {
 	switch {
 	case p.WatchBytes == 0:
 		return ""
@@ -240,7 +253,7 @@ func watchBytesText(p *Stop) string {
 	return fmt.Sprintf("; watch bodies %d bytes, %.1f bytes per event", p.WatchBytes, p.BytesPerEvent)
 }
 
-func eventText(req string, e *Event) (string, string, string, []string) {
+func eventText(req string, e *trace.Event) (string, string, string, []string) {
 	if e.Error != "" {
 		return badFrameText(req, e)
 	}
@@ -272,7 +285,7 @@ func eventText(req string, e *Event) (string, string, string, []string) {
 
 // frameLine shows a protobuf frame: its prefix as sent and what it
 // announces, then the envelope inside the WatchEvent.
-func frameLine(e *Event) string {
+func frameLine(e *trace.Event) string {
 	s := fmt.Sprintf("frame: length prefix %s = %d bytes of WatchEvent", spacedHex(e.Prefix.Hex), e.Prefix.Length)
 	if e.Type != "" {
 		s += " " + e.Type
@@ -285,7 +298,7 @@ func frameLine(e *Event) string {
 
 // cborLine shows a CBOR watch item: it has no framing, so where it ends
 // comes from its headers; it opens with the self-describe tag.
-func cborLine(c *CBORItem) string {
+func cborLine(c *trace.CBORItem) string {
 	s := "CBOR item, bounds from its own headers, begins " + spacedHex(c.Head)
 	if c.Tag == cborwire.TagSelfDescribed {
 		s += ": tag 55799, self-described CBOR"
@@ -293,7 +306,7 @@ func cborLine(c *CBORItem) string {
 	return s
 }
 
-func envelopeText(env *Envelope) string {
+func envelopeText(env *trace.Envelope) string {
 	s := fmt.Sprintf("envelope k8s\\x00 %s %s, contentEncoding %q, contentType %q, object %d bytes",
 		env.APIVersion, env.Kind, env.ContentEncoding, env.ContentType, env.ObjectBytes)
 	if env.Items != nil {
@@ -314,7 +327,7 @@ func spacedHex(h string) string {
 	return b.String()
 }
 
-func badFrameText(req string, e *Event) (string, string, string, []string) {
+func badFrameText(req string, e *trace.Event) (string, string, string, []string) {
 	text := fmt.Sprintf("%d bytes at %d", e.Bytes, e.Offset)
 	if e.Prefix != nil {
 		text += fmt.Sprintf(" (length prefix %s)", spacedHex(e.Prefix.Hex))
@@ -322,8 +335,8 @@ func badFrameText(req string, e *Event) (string, string, string, []string) {
 	return req + "bad frame", bold + red, text + ": " + e.Error, []string{e.Explain}
 }
 
-func endText(req string, e *BodyEnd) (string, string, string, []string) {
-	text := fmt.Sprintf("%s after %d bytes in %d %s, %s", e.How, e.Bytes, e.Reads, plural(e.Reads, "read", "reads"), dur(e.Duration))
+func endText(req string, e *trace.BodyEnd) (string, string, string, []string) {
+	text := fmt.Sprintf("%s after %d bytes in %d %s, %s", e.How, e.Bytes, e.Reads, plural(e.Reads, "read", "reads"), Duration(e.Duration))
 	if e.Error != "" {
 		text += " (" + e.Error + ")"
 	}
@@ -338,7 +351,7 @@ func endText(req string, e *BodyEnd) (string, string, string, []string) {
 	return req + "end", dim, text, more
 }
 
-func frameText(st Step) (string, string, string, []string) {
+func frameText(st trace.Step) (string, string, string, []string) {
 	f := st.Frame
 	text := fmt.Sprintf("%s stream=%d len=%d", f.Type, f.Stream, f.Length)
 	if st.Req > 0 {
@@ -353,7 +366,7 @@ func frameText(st Step) (string, string, string, []string) {
 	return fmt.Sprintf("h2 c%d %s", f.Conn, f.Dir), dim + blue, text, nil
 }
 
-func pushText(p *Push) (string, string, string, []string) {
+func pushText(p *trace.Push) (string, string, string, []string) {
 	text := fmt.Sprintf("%d %s at rv %s", p.Count, plural(p.Count, "pod", "pods"), p.ResourceVersion)
 	var changes []string
 	for _, a := range p.Added {
@@ -379,12 +392,12 @@ func pushText(p *Push) (string, string, string, []string) {
 // count is n with its noun: "1 relist", "2 relists".
 func count(n int, one, many string) string { return fmt.Sprintf("%d %s", n, plural(n, one, many)) }
 
-// dur shows a duration to the millisecond.
-func dur(d time.Duration) string { return d.Round(time.Millisecond).String() }
+// Duration shows a duration as the text trace does: to the millisecond.
+func Duration(d time.Duration) string { return d.Round(time.Millisecond).String() }
 
-// clean escapes control characters, so that text a server sent cannot move
+// Clean escapes control characters, so that text a server sent cannot move
 // the cursor or recolour a terminal.
-func clean(s string) string {
+func Clean(s string) string {
 	if !strings.ContainsFunc(s, isControl) {
 		return s
 	}
@@ -400,3 +413,14 @@ func clean(s string) string {
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func sortedKeys(m map[string]string) []string {
+	return slices.Sorted(maps.Keys(m))
+}

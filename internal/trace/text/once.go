@@ -1,8 +1,10 @@
-package trace
+package text
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/podwatch/podwatch/internal/trace"
 )
 
 // told is what a text trace has explained so far, so that it explains each
@@ -71,14 +73,14 @@ func (o *told) first(key, e string) bool {
 // given are shortened: a step's explanation to its first clause ("part of
 // the initial state", "deletionTimestamp is set"), or to nothing where the
 // line itself says it (a 2xx response's headers, a request's type).
-func (o *told) brief(st Step) Step {
+func (o *told) brief(st trace.Step) trace.Step {
 	switch st.Kind {
-	case KindStart:
+	case trace.KindStart:
 		o.server = st.Start.Server
-	case KindRequest:
+	case trace.KindRequest:
 		o.sent(st)
 		st.Request = o.request(st.Request)
-	case KindResponse:
+	case trace.KindResponse:
 		r := *st.Response
 		if !o.first("response", r.Explain) {
 			r.Explain = ""
@@ -87,7 +89,7 @@ func (o *told) brief(st Step) Step {
 			}
 		}
 		st.Response = &r
-	case KindEvent:
+	case trace.KindEvent:
 		if st.Event.Status != nil {
 			o.answered(st.Req, st.Event.Status.Message)
 		}
@@ -96,7 +98,7 @@ func (o *told) brief(st Step) Step {
 			e.Explain = firstClause(e.Explain)
 		}
 		st.Event = &e
-	case KindBodyEnd:
+	case trace.KindBodyEnd:
 		if st.BodyEnd.Status != nil {
 			o.answered(st.Req, st.BodyEnd.Status.Message)
 		}
@@ -105,7 +107,7 @@ func (o *told) brief(st Step) Step {
 			e.Explain = firstClause(e.Explain)
 		}
 		st.BodyEnd = &e
-	case KindDecision:
+	case trace.KindDecision:
 		d := *st.Decision
 		if !o.first("decision "+d.Step, d.Explain) {
 			d.Explain = firstClause(d.Explain)
@@ -119,7 +121,7 @@ func (o *told) brief(st Step) Step {
 // request explains each parameter in full the first time, names a changed
 // value with the first clause of its explanation after that, and leaves out
 // a parameter, or the headers, sent as in the request before.
-func (o *told) request(in *Request) *Request {
+func (o *told) request(in *trace.Request) *trace.Request {
 	r := *in
 	if !o.first("request", r.Explain) {
 		r.Explain = ""
@@ -185,7 +187,7 @@ func withoutNumbers(s string) string {
 }
 
 // sent remembers the URL of the request st.
-func (o *told) sent(st Step) {
+func (o *told) sent(st trace.Step) {
 	u := o.server + st.Request.Path
 	if st.Request.Query != "" {
 		u += "?" + st.Request.Query

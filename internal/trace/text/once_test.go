@@ -1,4 +1,4 @@
-package trace
+package text
 
 import (
 	"bytes"
@@ -7,22 +7,14 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/trace"
 )
 
-// watchStep is a watch request as the tracer tells it, its parameters
-// explained.
-func watchStep(req int, rv, timeout string) Step {
-	q := url.Values{"allowWatchBookmarks": {"true"}, "fieldSelector": {"spec.nodeName=node-a"},
-		"resourceVersion": {rv}, "timeoutSeconds": {timeout}, "watch": {"true"}}
-	return Step{Kind: KindRequest, Req: req, Request: &Request{Method: "GET", Path: "/api/v1/pods", Query: q.Encode(),
-		Type: "watch", Explain: explainRequest("watch", false), Params: explainParams("watch", q),
-		Headers: []Header{{Name: "Accept", Value: "application/json"}}}}
-}
-
-func textOfSteps(t *testing.T, opts TextOptions, steps ...Step) []string {
+func textOfSteps(t *testing.T, opts Options, steps ...trace.Step) []string {
 	t.Helper()
 	var out bytes.Buffer
-	s := TextWith(&out, opts)
+	s := New(&out, opts)
 	var per []string
 	for _, st := range steps {
 		before := out.Len()
@@ -38,8 +30,8 @@ func textOfSteps(t *testing.T, opts TextOptions, steps ...Step) []string {
 // changed, each with the opening words of its explanation, and leaves out
 // the request's explanation and the headers it sent as before.
 func TestExplainOnce(t *testing.T) {
-	first, second := watchStep(2, "216", "526"), watchStep(3, "221", "460")
-	got := textOfSteps(t, TextOptions{ExplainOnce: true}, first, second)
+	first, second := watchStep(t, 2, "216", "526"), watchStep(t, 3, "221", "460")
+	got := textOfSteps(t, Options{ExplainOnce: true}, first, second)
 	for _, p := range first.Request.Params {
 		if want := p.Name + "=" + p.Value + ": " + p.Explain; !strings.Contains(got[0], want) {
 			t.Errorf("the first watch does not explain %s in full: want %q in\n%s", p.Name, want, got[0])
@@ -58,9 +50,9 @@ func TestExplainOnce(t *testing.T) {
 // --trace=full (ExplainOnce off) explains everything every time, and the
 // explain-once text leaves the steps themselves whole for the other sinks.
 func TestExplainEveryTime(t *testing.T) {
-	first, second := watchStep(2, "216", "526"), watchStep(3, "221", "460")
-	got := textOfSteps(t, TextOptions{}, first, second)
-	for i, st := range []Step{first, second} {
+	first, second := watchStep(t, 2, "216", "526"), watchStep(t, 3, "221", "460")
+	got := textOfSteps(t, Options{}, first, second)
+	for i, st := range []trace.Step{first, second} {
 		for _, p := range st.Request.Params {
 			if want := p.Name + "=" + p.Value + ": " + p.Explain; !strings.Contains(got[i], want) {
 				t.Errorf("request %d does not explain %s: want %q in\n%s", i+1, p.Name, want, got[i])
@@ -75,7 +67,7 @@ func TestExplainEveryTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	textOfSteps(t, TextOptions{ExplainOnce: true}, first, second)
+	textOfSteps(t, Options{ExplainOnce: true}, first, second)
 	after, err := json.Marshal(second)
 	if err != nil {
 		t.Fatal(err)
@@ -89,18 +81,17 @@ func TestExplainEveryTime(t *testing.T) {
 // parameter or event was explained before: a list's resourceVersion is not
 // a watch's, an initial ADDED is not a later one.
 func TestExplainOnceNewMeaning(t *testing.T) {
-	listQ := url.Values{"resourceVersion": {"224"}, "resourceVersionMatch": {"NotOlderThan"}, "limit": {"500"}}
-	list := Step{Kind: KindRequest, Req: 4, Request: &Request{Method: "GET", Path: "/api/v1/pods", Query: listQ.Encode(),
-		Type: "list", Explain: explainRequest("list", false), Params: explainParams("list", listQ)}}
-	initial := &Event{Type: "ADDED", Namespace: "ns", Name: "a", ResourceVersion: "1", Initial: true}
-	initial.Explain = explainInitial(initial)
-	later := &Event{Type: "ADDED", Namespace: "ns", Name: "b", ResourceVersion: "2"}
-	later.Explain = explainEvent(later)
-	again := *later
-	again.Name = "c"
-	got := textOfSteps(t, TextOptions{ExplainOnce: true}, watchStep(2, "216", "526"), list,
-		Step{Kind: KindEvent, Req: 5, Event: initial}, Step{Kind: KindEvent, Req: 5, Event: later}, Step{Kind: KindEvent, Req: 5, Event: &again})
-	if want := "resourceVersion=224: " + listRV("224", listQ); !strings.Contains(got[1], want) {
+	list := requestStep(t, 4, url.Values{"resourceVersion": {"224"}, "resourceVersionMatch": {"NotOlderThan"}, "limit": {"500"}})
+	initial, later, again := watchListEvents(t)
+	got := textOfSteps(t, Options{ExplainOnce: true}, watchStep(t, 2, "216", "526"), list,
+		trace.Step{Kind: trace.KindEvent, Req: 5, Event: initial}, trace.Step{Kind: trace.KindEvent, Req: 5, Event: later}, trace.Step{Kind: trace.KindEvent, Req: 5, Event: again})
+	var listRV string
+	for _, p := range list.Request.Params {
+		if p.Name == "resourceVersion" {
+			listRV = p.Explain
+		}
+	}
+	if want := "resourceVersion=224: " + listRV; listRV == "" || !strings.Contains(got[1], want) {
 		t.Errorf("the list's resourceVersion is not explained in full: want %q in\n%s", want, got[1])
 	}
 	if !strings.Contains(got[3], later.Explain) {
@@ -115,22 +106,22 @@ func TestExplainOnceNewMeaning(t *testing.T) {
 // request by its number instead, and refers to the Status told with its
 // answer rather than repeating it; --trace=full quotes both whole.
 func TestFailureNamesTheRequest(t *testing.T) {
-	start := Step{Kind: KindStart, Start: &Start{Server: "https://10.0.0.1:6443"}}
-	req := watchStep(4, "224", "374")
+	start := trace.Step{Kind: trace.KindStart, Start: &trace.Start{Server: "https://10.0.0.1:6443"}}
+	req := watchStep(t, 4, "224", "374")
 	url := "https://10.0.0.1:6443/api/v1/pods?" + req.Request.Query
-	end := Step{Kind: KindBodyEnd, Req: 4, BodyEnd: &BodyEnd{How: "eof", Explain: "the whole body arrived",
-		Status: &Status{Code: 403, Reason: "Forbidden", Message: "pods is forbidden"}}}
-	backoff := Step{Kind: KindDecision, Decision: &Decision{Step: "backoff", Explain: "wait 503ms before trying again",
+	end := trace.Step{Kind: trace.KindBodyEnd, Req: 4, BodyEnd: &trace.BodyEnd{How: "eof", Explain: "the whole body arrived",
+		Status: &trace.Status{Code: 403, Reason: "Forbidden", Message: "pods is forbidden"}}}
+	backoff := trace.Step{Kind: trace.KindDecision, Decision: &trace.Decision{Step: "backoff", Explain: "wait 503ms before trying again",
 		Error: "watch pods: GET " + url + ": server answered 403 Forbidden: pods is forbidden"}}
-	got := textOfSteps(t, TextOptions{ExplainOnce: true}, start, req, backoff)
+	got := textOfSteps(t, Options{ExplainOnce: true}, start, req, backoff)
 	if want := "because: watch pods: GET #4: server answered 403 Forbidden: pods is forbidden\n"; !strings.HasSuffix(got[2], want) {
 		t.Errorf("without a Status told: got %q, want it to end with %q", got[2], want)
 	}
-	got = textOfSteps(t, TextOptions{ExplainOnce: true}, start, req, end, backoff)
+	got = textOfSteps(t, Options{ExplainOnce: true}, start, req, end, backoff)
 	if want := "because: watch pods: GET #4: server answered 403 Forbidden (its Status above)\n"; !strings.HasSuffix(got[3], want) {
 		t.Errorf("after its Status: got %q, want it to end with %q", got[3], want)
 	}
-	full := textOfSteps(t, TextOptions{}, start, req, end, backoff)
+	full := textOfSteps(t, Options{}, start, req, end, backoff)
 	if !strings.Contains(full[3], url) || !strings.Contains(full[3], "Forbidden: pods is forbidden") {
 		t.Errorf("--trace=full: got %q, want the URL and the message whole", full[3])
 	}

@@ -1,8 +1,10 @@
-package trace
+package page
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/podwatch/podwatch/internal/trace"
 )
 
 // podLanes draws each pod's life as the client saw it: a span while the
@@ -24,10 +26,10 @@ type podLane struct {
 	marks []mark
 }
 
-func newPodLanes(steps []Step, ax *axis) *podLanes {
+func newPodLanes(steps []trace.Step, ax *axis) *podLanes {
 	p := &podLanes{ax: ax, pods: map[string]*podLane{}, lastEvent: map[string]string{}}
 	for i, st := range steps {
-		if st.Kind == KindPush {
+		if st.Kind == trace.KindPush {
 			p.push(st, ax.u[i])
 		}
 	}
@@ -50,7 +52,7 @@ func podKey(entry string) string {
 	return key
 }
 
-func (p *podLanes) push(st Step, u float64) {
+func (p *podLanes) push(st trace.Step, u float64) {
 	title := stepTitle(st)
 	at := round3(float64(st.At.Microseconds()) / 1000)
 	for _, e := range st.Push.Added {
@@ -82,7 +84,7 @@ func (p *podLanes) push(st Step, u float64) {
 // event keeps an event's text for the change mark of the push that applies
 // it. Pushes are placed before events (newPodLanes), so the mark is found
 // by its place: the first change mark of the pod after the event.
-func (p *podLanes) event(st Step, u float64) {
+func (p *podLanes) event(st trace.Step, u float64) {
 	e := st.Event
 	if e.Name == "" || e.Type == "BOOKMARK" || e.Type == "ERROR" {
 		return
@@ -101,7 +103,7 @@ func (p *podLanes) event(st Step, u float64) {
 }
 
 // missed marks a change the client did not see on its pod's lane.
-func (p *podLanes) missed(st Step, u float64) {
+func (p *podLanes) missed(st trace.Step, u float64) {
 	m := st.Missed
 	if m == nil {
 		return

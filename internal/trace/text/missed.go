@@ -1,14 +1,16 @@
-package trace
+package text
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/podwatch/podwatch/internal/trace"
 )
 
 // missedText is the text trace's line for a missed change: the tag says
 // missed, the line how, which pod and the resourceVersions between which it
 // happened.
-func missedText(m *Missed) (string, string, string, []string) {
+func missedText(m *trace.Missed) (string, string, string, []string) {
 	to := m.To
 	if to == "" {
 		to = m.State
@@ -22,12 +24,12 @@ func missedText(m *Missed) (string, string, string, []string) {
 }
 
 // missedTotals is the summary line's count of missed changes, by how.
-func missedTotals(p *Stop) string {
+func missedTotals(p *trace.Stop) string {
 	if p.Missed == 0 {
 		return ""
 	}
 	var parts []string
-	for _, how := range []string{MissedDeleted, MissedSkipped, MissedUnseen} {
+	for _, how := range []string{trace.MissedDeleted, trace.MissedSkipped, trace.MissedUnseen} {
 		if n := p.MissedHow[how]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, how))
 		}

@@ -1,10 +1,13 @@
-package trace
+package text
 
 import (
 	"bytes"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/trace"
 )
 
 var escapeRE = regexp.MustCompile(`\x1b\[[0-9;]*m`)
@@ -102,13 +105,10 @@ func TestWrapWidthZeroKeepsTheLine(t *testing.T) {
 // a step included.
 func TestTextSinkWraps(t *testing.T) {
 	var out bytes.Buffer
-	s := TextWith(&out, TextOptions{Width: 60, Color: true})
-	steps := []Step{
-		{Kind: KindRequest, Req: 2, Request: &Request{Method: "GET", Path: "/api/v1/pods",
-			Query: "allowWatchBookmarks=true&fieldSelector=spec.nodeName%3Dnode-a&resourceVersion=216&watch=true",
-			Type:  "watch", Explain: explainRequest("watch", false),
-			Params: []Param{{Name: "allowWatchBookmarks", Value: "true", Explain: explainParam("watch", "allowWatchBookmarks", "true", nil)}}}},
-		{Kind: KindDecision, Decision: &Decision{Step: "backoff", Explain: "wait 503ms before trying again, growing after each failure in a row",
+	s := New(&out, Options{Width: 60, Color: true})
+	steps := []trace.Step{
+		requestStep(t, 2, url.Values{"allowWatchBookmarks": {"true"}, "fieldSelector": {"spec.nodeName=node-a"}, "resourceVersion": {"216"}, "watch": {"true"}}),
+		{Kind: trace.KindDecision, Decision: &trace.Decision{Step: "backoff", Explain: "wait 503ms before trying again, growing after each failure in a row",
 			Error: "watch pods: GET http://127.0.0.1:1/api/v1/pods?watch=true: server answered 403 Forbidden: pods is forbidden"}},
 	}
 	for _, st := range steps {

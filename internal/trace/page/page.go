@@ -1,4 +1,4 @@
-package trace
+package page
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/text"
 )
 
 // maxHTMLSteps bounds what an HTML sink keeps for its page; a longer run's
@@ -30,28 +33,26 @@ type Run struct {
 	Date time.Time
 }
 
-// HTML returns a Sink that keeps the steps and, on Close, writes to w one
-// self-contained page: a timeline of the run that pans and zooms (each
-// request a bar from its sending to the end of its body, its reads and
-// events on it; resourceVersions, reflector decisions, pushes, stalls and
-// gaps on lanes above; a lane per pod below), each mark's details on hover
-// and on click, and the text trace folded by request. The page loads
-// nothing: its script and style are inline, and its Content-Security-Policy
-// forbids anything else. Close does not close w.
-func HTML(w io.Writer) Sink { return HTMLRun(w, Run{}) }
-
-// HTMLRun is HTML with what the page records of the run.
-func HTMLRun(w io.Writer, run Run) Sink { return &htmlSink{w: w, run: run} }
+// New returns a Sink that keeps the steps and, on Close, writes to w one
+// self-contained page, recording run (the zero Run records nothing): a
+// timeline of the run that pans and zooms (each request a bar from its
+// sending to the end of its body, its reads and events on it;
+// resourceVersions, reflector decisions, pushes, stalls and gaps on lanes
+// above; a lane per pod below), each mark's details on hover and on click,
+// and the text trace folded by request. The page loads nothing: its script
+// and style are inline, and its Content-Security-Policy forbids anything
+// else. Close does not close w.
+func New(w io.Writer, run Run) trace.Sink { return &htmlSink{w: w, run: run} }
 
 type htmlSink struct {
 	w       io.Writer
 	run     Run
-	steps   []Step
+	steps   []trace.Step
 	dropped int
 }
 
-func (s *htmlSink) Step(st Step) error {
-	if len(s.steps) >= maxHTMLSteps && st.Kind != KindStop {
+func (s *htmlSink) Step(st trace.Step) error {
+	if len(s.steps) >= maxHTMLSteps && st.Kind != trace.KindStop {
 		s.dropped++
 		return nil
 	}
@@ -68,13 +69,13 @@ func (s *htmlSink) Close() error {
 	return err
 }
 
-//go:embed htmlpage.css
+//go:embed page.css
 var pageStyle string
 
-//go:embed htmlpage.js
+//go:embed page.js
 var pageScript string
 
-// pageCatch goes first, so that the page's self-test (see htmlpage.js)
+// pageCatch goes first, so that the page's self-test (see page.js)
 // counts any error, its own script's included.
 const pageCatch = `window.pwErrors=[];window.addEventListener("error",function(e){window.pwErrors.push(String(e.message||e))});` +
 	`(function(){var ce=console.error;console.error=function(){window.pwErrors.push([].join.call(arguments," "));return ce.apply(console,arguments)}})();`
@@ -84,13 +85,13 @@ const pageCatch = `window.pwErrors=[];window.addEventListener("error",function(e
 const pageCSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"
 
 func (s *htmlSink) page(b *bytes.Buffer) error {
-	var start *Start
-	var stop *Stop
+	var start *trace.Start
+	var stop *trace.Stop
 	for _, st := range s.steps {
 		switch st.Kind {
-		case KindStart:
+		case trace.KindStart:
 			start = st.Start
-		case KindStop:
+		case trace.KindStop:
 			stop = st.Stop
 		}
 	}
@@ -118,7 +119,7 @@ func (s *htmlSink) page(b *bytes.Buffer) error {
 }
 
 // pageTitleOf names the page after the fixture replayed, else the server.
-func pageTitleOf(run Run, start *Start) string {
+func pageTitleOf(run Run, start *trace.Start) string {
 	switch {
 	case run.Fixture != "":
 		return "podwatch trace: " + filepath.Base(run.Fixture)
@@ -132,11 +133,11 @@ func pageTitleOf(run Run, start *Start) string {
 }
 
 // runFacts writes what was run and what came of it.
-func (s *htmlSink) runFacts(b *bytes.Buffer, start *Start, stop *Stop, note string) {
+func (s *htmlSink) runFacts(b *bytes.Buffer, start *trace.Start, stop *trace.Stop, note string) {
 	b.WriteString("<dl class=\"run\">\n")
 	fact := func(name, value string) {
 		if value != "" {
-			fmt.Fprintf(b, "<dt>%s</dt><dd data-fact=\"%s\">%s</dd>\n", name, name, esc(clean(value)))
+			fmt.Fprintf(b, "<dt>%s</dt><dd data-fact=\"%s\">%s</dd>\n", name, name, esc(text.Clean(value)))
 		}
 	}
 	fact("command", s.run.Command)
@@ -157,7 +158,7 @@ func (s *htmlSink) runFacts(b *bytes.Buffer, start *Start, stop *Stop, note stri
 	}
 	if st := stop; st != nil {
 		sum := fmt.Sprintf("%d requests, %d events, %d pushes, %d relists, %d backoffs in %s%s",
-			st.Requests, st.Events, st.Pushes, st.Relists, st.Backoffs, dur(st.Duration), watchBytesText(st))
+			st.Requests, st.Events, st.Pushes, st.Relists, st.Backoffs, text.Duration(st.Duration), text.WatchBytes(st))
 		if st.Stalls > 0 || st.Missed > 0 {
 			sum += fmt.Sprintf("; %d stalls, %d missed changes", st.Stalls, st.Missed)
 		}
@@ -182,7 +183,7 @@ func (s *htmlSink) runFacts(b *bytes.Buffer, start *Start, stop *Stop, note stri
 }
 
 // proxyClients are a proxy's clients, in the order they came.
-func proxyClients(steps []Step) []string {
+func proxyClients(steps []trace.Step) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, st := range steps {
@@ -200,17 +201,17 @@ const pageControls = `<p class="controls"><button type="button" data-zoom="in">z
 `
 
 // stepTitle is a step's tooltip: its text trace, time first.
-func stepTitle(st Step) string {
-	tag, _, text, more := textOf(st)
+func stepTitle(st trace.Step) string {
+	l := text.LineOf(st)
 	switch {
-	case tag == "" && st.Kind == KindDecision:
-		tag, text = "reflector", st.Decision.Step+" rv="+st.Decision.ResourceVersion+": "+st.Decision.Explain
-	case tag == "":
-		tag = string(st.Kind)
+	case l.Tag == "" && st.Kind == trace.KindDecision:
+		l.Tag, l.Text = "reflector", st.Decision.Step+" rv="+st.Decision.ResourceVersion+": "+st.Decision.Explain
+	case l.Tag == "":
+		l.Tag = string(st.Kind)
 	}
-	lines := append([]string{fmt.Sprintf("%.3fs %s %s", st.At.Seconds(), tag, text)}, more...)
+	lines := append([]string{fmt.Sprintf("%.3fs %s %s", st.At.Seconds(), l.Tag, l.Text)}, l.More...)
 	for i, l := range lines {
-		lines[i] = clean(l)
+		lines[i] = text.Clean(l)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -218,7 +219,8 @@ func stepTitle(st Step) string {
 // cssClass keeps a server's event type from reaching the class attribute
 // unless it is one the stylesheet knows.
 func cssClass(typ string) string {
-	if _, ok := eventColors[typ]; ok {
+	switch typ {
+	case "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR":
 		return typ
 	}
 	return "step"
@@ -242,7 +244,7 @@ func formatName(contentType string) string {
 	return strings.Replace(contentType, "application/vnd.kubernetes.", "k8s ", 1)
 }
 
-func paramValue(r *Request, name string) string {
+func paramValue(r *trace.Request, name string) string {
 	for _, p := range r.Params {
 		if p.Name == name && !p.Absent {
 			return p.Value

@@ -1,8 +1,11 @@
-package trace
+package page
 
 import (
 	"math"
 	"time"
+
+	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/text"
 )
 
 // The page's time axis is not linear. Drawn to scale, a run's few seconds of
@@ -26,17 +29,17 @@ const (
 
 // stepSlots is the room a step takes after the one before it, even when
 // both came at the same instant.
-func stepSlots(st Step) float64 {
+func stepSlots(st trace.Step) float64 {
 	switch st.Kind {
-	case KindRequest, KindEvent, KindStall, KindMissed:
+	case trace.KindRequest, trace.KindEvent, trace.KindStall, trace.KindMissed:
 		return 1
-	case KindRead:
+	case trace.KindRead:
 		return 0.2
-	case KindFrame:
+	case trace.KindFrame:
 		return 0.1
-	case KindStart, KindStop:
+	case trace.KindStart, trace.KindStop:
 		return 0
-	case KindDecision:
+	case trace.KindDecision:
 		if st.Decision.Step == "resource-version" {
 			return 0.3
 		}
@@ -79,7 +82,7 @@ type axis struct {
 // trace tells them, which is not always the order of their times (a watch's
 // reads are told when the reflector applies them), so the time that counts
 // is the latest seen so far.
-func layoutAxis(steps []Step) *axis {
+func layoutAxis(steps []trace.Step) *axis {
 	a := &axis{u: make([]float64, len(steps))}
 	var u float64
 	var latest time.Duration
@@ -91,7 +94,7 @@ func layoutAxis(steps []Step) *axis {
 		if pause {
 			from := u + 0.5
 			u = from + slots
-			a.breaks = append(a.breaks, axisBreak{U0: round3(from), U1: round3(u), Len: dur(silence)})
+			a.breaks = append(a.breaks, axisBreak{U0: round3(from), U1: round3(u), Len: text.Duration(silence)})
 		} else {
 			u += slots
 		}
@@ -110,7 +113,7 @@ func layoutAxis(steps []Step) *axis {
 
 // tickLabel writes a time on the axis, to the millisecond.
 func tickLabel(at time.Duration) string {
-	return dur(at)
+	return text.Duration(at)
 }
 
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

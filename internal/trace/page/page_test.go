@@ -1,4 +1,4 @@
-package trace
+package page
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+
+	"github.com/podwatch/podwatch/internal/trace"
 )
 
 // pageModelOf reads the timeline's model out of a page.
@@ -39,10 +41,10 @@ func pageModelOf(t *testing.T, page string) pageModel {
 }
 
 // renderPage feeds steps to an HTML sink and returns its page.
-func renderPage(t *testing.T, run Run, steps ...Step) string {
+func renderPage(t *testing.T, run Run, steps ...trace.Step) string {
 	t.Helper()
 	var b bytes.Buffer
-	s := HTMLRun(&b, run)
+	s := New(&b, run)
 	for _, st := range steps {
 		if err := s.Step(st); err != nil {
 			t.Fatal(err)
@@ -54,25 +56,25 @@ func renderPage(t *testing.T, run Run, steps ...Step) string {
 	return b.String()
 }
 
-func request(req int, at time.Duration, typ, rv string) Step {
-	return Step{At: at, Kind: KindRequest, Req: req, Request: &Request{Method: "GET", Path: "/api/v1/pods", Type: typ,
-		Params: []Param{{Name: "resourceVersion", Value: rv}}}}
+func request(req int, at time.Duration, typ, rv string) trace.Step {
+	return trace.Step{At: at, Kind: trace.KindRequest, Req: req, Request: &trace.Request{Method: "GET", Path: "/api/v1/pods", Type: typ,
+		Params: []trace.Param{{Name: "resourceVersion", Value: rv}}}}
 }
 
-func response(req int, at time.Duration, status int) Step {
-	return Step{At: at, Kind: KindResponse, Req: req, Response: &Response{Status: status, ContentType: "application/json"}}
+func response(req int, at time.Duration, status int) trace.Step {
+	return trace.Step{At: at, Kind: trace.KindResponse, Req: req, Response: &trace.Response{Status: status, ContentType: "application/json"}}
 }
 
-func event(req int, at time.Duration, typ, name, rv string) Step {
-	return Step{At: at, Kind: KindEvent, Req: req, Event: &Event{Type: typ, Namespace: "ns", Name: name, ResourceVersion: rv}}
+func event(req int, at time.Duration, typ, name, rv string) trace.Step {
+	return trace.Step{At: at, Kind: trace.KindEvent, Req: req, Event: &trace.Event{Type: typ, Namespace: "ns", Name: name, ResourceVersion: rv}}
 }
 
-func bodyEnd(req int, at time.Duration, how, err string) Step {
-	return Step{At: at, Kind: KindBodyEnd, Req: req, BodyEnd: &BodyEnd{How: how, Error: err}}
+func bodyEnd(req int, at time.Duration, how, err string) trace.Step {
+	return trace.Step{At: at, Kind: trace.KindBodyEnd, Req: req, BodyEnd: &trace.BodyEnd{How: how, Error: err}}
 }
 
-func decisionStep(at time.Duration, step string, wait time.Duration) Step {
-	return Step{At: at, Kind: KindDecision, Decision: &Decision{Step: step, Wait: wait}}
+func decisionStep(at time.Duration, step string, wait time.Duration) trace.Step {
+	return trace.Step{At: at, Kind: trace.KindDecision, Decision: &trace.Decision{Step: step, Wait: wait}}
 }
 
 func marksOf(m pageModel, kind string) []mark {
@@ -88,7 +90,7 @@ func marksOf(m pageModel, kind string) []mark {
 // TestAxisSpreadsStepsAtOneInstant: at --speed 0 a whole run can take no
 // time on the trace's clock; its marks must still stand apart, in order.
 func TestAxisSpreadsStepsAtOneInstant(t *testing.T) {
-	steps := []Step{request(1, 0, "watch", "1"), response(1, 0, 200)}
+	steps := []trace.Step{request(1, 0, "watch", "1"), response(1, 0, 200)}
 	for i := range 9 {
 		steps = append(steps, event(1, 0, "MODIFIED", "a", "1"), decisionStep(0, "resource-version", 0))
 		_ = i
@@ -112,7 +114,7 @@ func TestAxisSpreadsStepsAtOneInstant(t *testing.T) {
 // drawn apart from the next, none taking more than a bounded share of the
 // axis, each pause marked with its length.
 func TestAxisCompressesPauses(t *testing.T) {
-	var steps []Step
+	var steps []trace.Step
 	at := time.Duration(0)
 	for i := range 8 {
 		req := i + 1
@@ -161,10 +163,10 @@ func TestAxisCompressesPauses(t *testing.T) {
 // an ERROR event with its code, one the client closed mid-run, a refused
 // request, one still open, and a watch ended cleanly.
 func TestBarsSayHowStreamsEnded(t *testing.T) {
-	steps := []Step{
+	steps := []trace.Step{
 		request(1, 0, "watch", "10"), response(1, 0, 200), event(1, 0, "ADDED", "a", "11"), bodyEnd(1, 0, "error", "unexpected EOF"),
 		request(2, 0, "watch", "11"), response(2, 0, 200),
-		{Kind: KindEvent, Req: 2, Event: &Event{Type: "ERROR", Status: &Status{Code: 410, Reason: "Expired"}}},
+		{Kind: trace.KindEvent, Req: 2, Event: &trace.Event{Type: "ERROR", Status: &trace.Status{Code: 410, Reason: "Expired"}}},
 		bodyEnd(2, 0, "error-event", ""),
 		request(3, 0, "watch", "11"), response(3, 0, 200), bodyEnd(3, 0, "closed", ""),
 		request(4, 0, "list", ""), response(4, 0, 403), bodyEnd(4, 0, "eof", ""),
@@ -200,14 +202,14 @@ func TestBarsSayHowStreamsEnded(t *testing.T) {
 // that touched it carrying its event's diff, and a gap audit's miss on it.
 func TestPodLanes(t *testing.T) {
 	modified := event(1, 0, "MODIFIED", "a", "12")
-	modified.Event.Diff = []Change{{Op: "replace", Path: "/status/phase", From: json.RawMessage(`"Pending"`), Value: json.RawMessage(`"Running"`)}}
-	steps := []Step{
+	modified.Event.Diff = []trace.Change{{Op: "replace", Path: "/status/phase", From: json.RawMessage(`"Pending"`), Value: json.RawMessage(`"Running"`)}}
+	steps := []trace.Step{
 		request(1, 0, "watch", "10"), response(1, 0, 200),
-		event(1, 0, "ADDED", "a", "11"), {Kind: KindPush, Push: &Push{Count: 1, Added: []string{"ns/a@11"}}},
-		modified, {Kind: KindPush, Push: &Push{Count: 1, Updated: []string{"ns/a@11->12"}}},
-		event(1, 0, "ADDED", "b", "13"), {Kind: KindPush, Push: &Push{Count: 2, Added: []string{"ns/b@13"}}},
-		event(1, 0, "DELETED", "a", "14"), {Kind: KindPush, Push: &Push{Count: 1, Removed: []string{"ns/a@12"}}},
-		{Kind: KindMissed, Missed: &Missed{How: "deleted", Namespace: "ns", Name: "b", From: "13", Explain: "gone while away"}},
+		event(1, 0, "ADDED", "a", "11"), {Kind: trace.KindPush, Push: &trace.Push{Count: 1, Added: []string{"ns/a@11"}}},
+		modified, {Kind: trace.KindPush, Push: &trace.Push{Count: 1, Updated: []string{"ns/a@11->12"}}},
+		event(1, 0, "ADDED", "b", "13"), {Kind: trace.KindPush, Push: &trace.Push{Count: 2, Added: []string{"ns/b@13"}}},
+		event(1, 0, "DELETED", "a", "14"), {Kind: trace.KindPush, Push: &trace.Push{Count: 1, Removed: []string{"ns/a@12"}}},
+		{Kind: trace.KindMissed, Missed: &trace.Missed{How: "deleted", Namespace: "ns", Name: "b", From: "13", Explain: "gone while away"}},
 	}
 	m := pageModelOf(t, renderPage(t, Run{}, steps...))
 	pods := map[string]int{}
@@ -259,7 +261,7 @@ func TestPodLanes(t *testing.T) {
 // TestStallMarks: a stall is marked on its watch's bar and on the stalls
 // lane, labelled with its verdict, its ages in its details.
 func TestStallMarks(t *testing.T) {
-	stall := Step{At: 90 * time.Second, Kind: KindStall, Req: 1, Stall: &Stall{SinceByte: 90 * time.Second, SinceEvent: 90 * time.Second,
+	stall := trace.Step{At: 90 * time.Second, Kind: trace.KindStall, Req: 1, Stall: &trace.Stall{SinceByte: 90 * time.Second, SinceEvent: 90 * time.Second,
 		SinceBookmark: 90 * time.Second, Bookmarks: true, Timeout: 60 * time.Second, Verdict: "overdue", Explain: "a bookmark was due"}}
 	m := pageModelOf(t, renderPage(t, Run{}, request(1, 0, "watch", "5"), response(1, 0, 200), stall))
 	stalls := marksOf(m, "stall")
@@ -281,7 +283,7 @@ func TestStallMarks(t *testing.T) {
 // TestPageRecordsTheRun: the page says what was run, and its title names
 // the fixture, or else the server.
 func TestPageRecordsTheRun(t *testing.T) {
-	start := Step{Kind: KindStart, Start: &Start{Server: "https://10.0.0.1:6443", Watching: "pods"}}
+	start := trace.Step{Kind: trace.KindStart, Start: &trace.Start{Server: "https://10.0.0.1:6443", Watching: "pods"}}
 	date := time.Date(2026, 12, 3, 16, 5, 0, 0, time.UTC)
 	page := renderPage(t, Run{Command: "podwatch watch --replay fx/lifecycle --fault cut", Fixture: "fx/lifecycle",
 		Faults: []string{"cut:events=3", "gone"}, Date: date}, start)
@@ -306,14 +308,14 @@ func TestPageRecordsTheRun(t *testing.T) {
 // while it was open, go in a <details> of their own, summarised by the
 // request and how it ended; what came between requests stays outside.
 func TestListingFoldedByRequest(t *testing.T) {
-	steps := []Step{
+	steps := []trace.Step{
 		decisionStep(0, "list", 0),
 		request(1, 0, "list", ""), response(1, 0, 200), bodyEnd(1, 0, "eof", ""),
 		decisionStep(0, "watch", 0),
 		request(2, 0, "watch", "5"), response(2, 0, 200), event(2, 0, "ADDED", "a", "6"),
-		{Kind: KindPush, Push: &Push{Count: 1, Added: []string{"ns/a@6"}}},
-		{Kind: KindEvent, Req: 2, Event: &Event{Type: "ERROR", Status: &Status{Code: 410}}},
-		{Kind: KindBodyEnd, Req: 2, BodyEnd: &BodyEnd{How: "error-event", Status: &Status{Code: 410}}},
+		{Kind: trace.KindPush, Push: &trace.Push{Count: 1, Added: []string{"ns/a@6"}}},
+		{Kind: trace.KindEvent, Req: 2, Event: &trace.Event{Type: "ERROR", Status: &trace.Status{Code: 410}}},
+		{Kind: trace.KindBodyEnd, Req: 2, BodyEnd: &trace.BodyEnd{How: "error-event", Status: &trace.Status{Code: 410}}},
 		decisionStep(0, "relist", 0),
 	}
 	var b bytes.Buffer
@@ -368,7 +370,7 @@ func TestPodLanesBounded(t *testing.T) {
 	for i := range maxPodLanes + 7 {
 		added = append(added, fmt.Sprintf("ns/p%d@1", i))
 	}
-	page := renderPage(t, Run{}, Step{Kind: KindPush, Push: &Push{Count: len(added), Added: added}})
+	page := renderPage(t, Run{}, trace.Step{Kind: trace.KindPush, Push: &trace.Push{Count: len(added), Added: added}})
 	pods := 0
 	for _, l := range pageModelOf(t, page).Lanes {
 		if l.Kind == lanePod {
@@ -380,5 +382,40 @@ func TestPodLanesBounded(t *testing.T) {
 	}
 	if want := fmt.Sprintf(`<dd data-fact="left out">%d pods drawn a lane each; 7 more left out</dd>`, maxPodLanes); !strings.Contains(page, want) {
 		t.Errorf("the page does not say %s", want)
+	}
+}
+
+// TestHTMLEscapesTheServer gives the page names a hostile server could
+// send: they must stay text, never become markup.
+func TestHTMLEscapesTheServer(t *testing.T) {
+	p := renderPage(t, Run{},
+		trace.Step{Kind: trace.KindStart, Start: &trace.Start{Server: "https://x", Watching: `</title><script>alert(1)</script>`}},
+		trace.Step{Kind: trace.KindEvent, Req: 1, Event: &trace.Event{Type: `"><script>alert(2)</script>`, Name: "</title><img src=x>"}},
+		trace.Step{Kind: trace.KindStop, Stop: &trace.Stop{}})
+	doc, err := html.Parse(strings.NewReader(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The page's own scripts are three: the error catcher, the model and
+	// the timeline's; none holds the server's script.
+	scripts := 0
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "img" {
+			t.Fatalf("the server's text became an <img> element")
+		}
+		if n.Type == html.ElementNode && n.Data == "script" {
+			scripts++
+			if n.FirstChild != nil && strings.Contains(n.FirstChild.Data, "<script>alert") {
+				t.Fatalf("the server's script reached a script element unescaped")
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	if scripts != 3 {
+		t.Fatalf("the page has %d script elements, want its own 3", scripts)
 	}
 }

@@ -1,9 +1,12 @@
-package trace
+package page
 
 import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/text"
 )
 
 // writeListing writes the text trace under the timeline, folded by
@@ -12,7 +15,7 @@ import (
 // the reflector and the store did meanwhile (the events' pushes, the
 // resourceVersions) stays inside, in its place; what happened between
 // requests stays outside, unfolded.
-func writeListing(b *bytes.Buffer, steps []Step) {
+func writeListing(b *bytes.Buffer, steps []trace.Step) {
 	last := map[int]int{} // each request's last step
 	for i, st := range steps {
 		if st.Req > 0 {
@@ -24,7 +27,7 @@ func writeListing(b *bytes.Buffer, steps []Step) {
 	var pre bytes.Buffer
 	// One text sink for the whole listing, which reads as the text trace
 	// does: every explanation in full.
-	text := Text(&pre, false)
+	sink := text.New(&pre, text.Options{})
 	flush := func() {
 		if pre.Len() > 0 {
 			b.WriteString("<pre>" + esc(pre.String()) + "</pre>")
@@ -32,12 +35,12 @@ func writeListing(b *bytes.Buffer, steps []Step) {
 		}
 	}
 	for i, st := range steps {
-		if !open && st.Req > 0 && st.Kind == KindRequest && last[st.Req] > i {
+		if !open && st.Req > 0 && st.Kind == trace.KindRequest && last[st.Req] > i {
 			flush()
 			fmt.Fprintf(b, "<details data-req=\"%d\"><summary>%s</summary>", st.Req, esc(requestSummary(steps, i, last[st.Req])))
 			open, openUntil = true, last[st.Req]
 		}
-		_ = text.Step(st) // a bytes.Buffer does not fail
+		_ = sink.Step(st) // a bytes.Buffer does not fail
 		if open && i == openUntil {
 			flush()
 			b.WriteString("</details>\n")
@@ -53,10 +56,9 @@ func writeListing(b *bytes.Buffer, steps []Step) {
 
 // requestSummary is a folded request's one line: its text line, then how it
 // was answered and ended, and what its body carried.
-func requestSummary(steps []Step, from, to int) string {
+func requestSummary(steps []trace.Step, from, to int) string {
 	st := steps[from]
-	_, _, text, _ := textOf(st)
-	line := fmt.Sprintf("%8.3f  #%d %s", st.At.Seconds(), st.Req, clean(cut(text, 110)))
+	line := fmt.Sprintf("%8.3f  #%d %s", st.At.Seconds(), st.Req, text.Clean(cut(text.LineOf(st).Text, 110)))
 	var parts []string
 	events := 0
 	for _, s := range steps[from : to+1] {
@@ -64,24 +66,31 @@ func requestSummary(steps []Step, from, to int) string {
 			continue
 		}
 		switch s.Kind {
-		case KindResponse:
+		case trace.KindResponse:
 			if r := s.Response; r.Error != "" {
 				parts = append(parts, "no answer")
 			} else {
 				parts = append(parts, fmt.Sprint(r.Status))
 			}
-		case KindEvent:
+		case trace.KindEvent:
 			events++
-		case KindBodyEnd:
+		case trace.KindBodyEnd:
 			end := s.BodyEnd.How
 			if s.BodyEnd.Status != nil {
 				end += fmt.Sprintf(" (%d)", s.BodyEnd.Status.Code)
 			}
-			parts = append(parts, fmt.Sprintf("%d %s", events, plural(events, "event", "events")), end)
+			parts = append(parts, fmt.Sprintf("%d %s", events, plural(events)), end)
 		}
 	}
 	if len(parts) == 0 {
 		return line
 	}
 	return line + " → " + strings.Join(parts, ", ")
+}
+
+func plural(events int) string {
+	if events == 1 {
+		return "event"
+	}
+	return "events"
 }

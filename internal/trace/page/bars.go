@@ -1,8 +1,10 @@
-package trace
+package page
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/podwatch/podwatch/internal/trace"
 )
 
 // reqBar is one request as the page draws it: a bar from its sending to the
@@ -22,7 +24,7 @@ type reqBar struct {
 }
 
 // requestBars gathers the requests of a run, in the order they were sent.
-func requestBars(steps []Step, ax *axis) []*reqBar {
+func requestBars(steps []trace.Step, ax *axis) []*reqBar {
 	byN := map[int]*reqBar{}
 	var order []*reqBar
 	for i, st := range steps {
@@ -37,20 +39,20 @@ func requestBars(steps []Step, ax *axis) []*reqBar {
 		}
 		b.to = max(b.to, ax.u[i])
 		switch st.Kind {
-		case KindRequest:
+		case trace.KindRequest:
 			b.label = fmt.Sprintf("#%d %s", st.Req, st.Request.Type)
 			if rv := paramValue(st.Request, "resourceVersion"); rv != "" {
 				b.label += " rv=" + rv
 			}
 			b.title = append(b.title, stepTitle(st))
-		case KindResponse:
+		case trace.KindResponse:
 			b.response(st.Response)
 			b.title = append(b.title, stepTitle(st))
-		case KindEvent:
+		case trace.KindEvent:
 			if st.Event.Type == "ERROR" && st.Event.Status != nil {
 				b.class, b.end = "error", fmt.Sprintf("ERROR (%d)", st.Event.Status.Code)
 			}
-		case KindBodyEnd:
+		case trace.KindBodyEnd:
 			b.ended = true
 			b.bodyEnd(st.BodyEnd)
 			b.title = append(b.title, stepTitle(st))
@@ -82,7 +84,7 @@ func requestBars(steps []Step, ax *axis) []*reqBar {
 	return order
 }
 
-func (b *reqBar) response(r *Response) {
+func (b *reqBar) response(r *trace.Response) {
 	b.format = r.ContentType
 	switch {
 	case r.Error != "":
@@ -96,7 +98,7 @@ func (b *reqBar) response(r *Response) {
 
 // bodyEnd marks a body that did not end well: broken off by a failed read,
 // or ended by an ERROR event, with the Status's code.
-func (b *reqBar) bodyEnd(e *BodyEnd) {
+func (b *reqBar) bodyEnd(e *trace.BodyEnd) {
 	switch e.How {
 	case "closed":
 		b.closed = true

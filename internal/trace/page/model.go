@@ -1,9 +1,12 @@
-package trace
+package page
 
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/text"
 )
 
 // pageModel is what the page's script draws: lanes top to bottom, marks on
@@ -77,7 +80,7 @@ const (
 
 // modelBuilder builds a pageModel from a run's steps.
 type modelBuilder struct {
-	steps []Step
+	steps []trace.Step
 	ax    *axis
 	m     pageModel
 	// fixed maps a fixed lane to its index in m.Lanes (-1: not drawn).
@@ -86,7 +89,7 @@ type modelBuilder struct {
 	pods  *podLanes
 }
 
-func buildModel(steps []Step) pageModel {
+func buildModel(steps []trace.Step) pageModel {
 	b := &modelBuilder{steps: steps, ax: layoutAxis(steps), reqs: map[int]int{}}
 	b.m.Span, b.m.Ticks, b.m.Breaks = b.ax.span, b.ax.ticks, b.ax.breaks
 	b.fixedLanes()
@@ -103,9 +106,9 @@ func (b *modelBuilder) fixedLanes() {
 	var h2, study bool
 	for _, st := range b.steps {
 		switch st.Kind {
-		case KindConn, KindFrame:
+		case trace.KindConn, trace.KindFrame:
 			h2 = true
-		case KindStall, KindMissed:
+		case trace.KindStall, trace.KindMissed:
 			study = true
 		}
 	}
@@ -143,7 +146,7 @@ func (b *modelBuilder) requestLanes() {
 }
 
 // place puts step i's mark, if it has one, on its lane.
-func (b *modelBuilder) place(i int, st Step) {
+func (b *modelBuilder) place(i int, st trace.Step) {
 	u := b.ax.u[i]
 	add := func(laneIdx int, kind, class, label string) {
 		if laneIdx < 0 {
@@ -157,24 +160,24 @@ func (b *modelBuilder) place(i int, st Step) {
 		reqLane = -1
 	}
 	switch st.Kind {
-	case KindRead:
+	case trace.KindRead:
 		add(reqLane, "read", "", "")
-	case KindEvent:
+	case trace.KindEvent:
 		add(reqLane, "event", cssClass(st.Event.Type), "")
 		b.pods.event(st, u)
-	case KindFrame:
+	case trace.KindFrame:
 		if onReq {
 			add(reqLane, "frame", "", "")
 		} else {
 			add(b.fixed[laneConn], "frame", "", "")
 		}
-	case KindConn:
+	case trace.KindConn:
 		add(b.fixed[laneConn], "conn", "", "")
-	case KindPush:
+	case trace.KindPush:
 		add(b.fixed[lanePushes], "push", "", "")
-	case KindDecision:
+	case trace.KindDecision:
 		b.decision(i, st, add)
-	case KindStall:
+	case trace.KindStall:
 		label := "stall"
 		if s := st.Stall; s != nil && s.Verdict != "" {
 			label = "stall: " + s.Verdict
@@ -183,7 +186,7 @@ func (b *modelBuilder) place(i int, st Step) {
 			add(reqLane, "stall", stallClass(st.Stall), label)
 		}
 		add(b.fixed[laneStudy], "stall", stallClass(st.Stall), label)
-	case KindMissed:
+	case trace.KindMissed:
 		label := "missed"
 		if m := st.Missed; m != nil {
 			label = "missed " + m.Name
@@ -193,13 +196,13 @@ func (b *modelBuilder) place(i int, st Step) {
 	}
 }
 
-func (b *modelBuilder) decision(i int, st Step, add func(int, string, string, string)) {
+func (b *modelBuilder) decision(i int, st trace.Step, add func(int, string, string, string)) {
 	d, reflector := st.Decision, b.fixed[laneReflector]
 	switch d.Step {
 	case "resource-version":
 		add(b.fixed[laneRV], "rv", "", d.ResourceVersion)
 	case "backoff":
-		add(reflector, "backoff", "", "backoff "+dur(d.Wait))
+		add(reflector, "backoff", "", "backoff "+text.Duration(d.Wait))
 		last := &b.m.Marks[len(b.m.Marks)-1]
 		last.W = max(b.backoffEnd(i)-last.U, 0.5)
 	case "relist", "store-refused", "fallback-list":
@@ -217,14 +220,14 @@ func (b *modelBuilder) decision(i int, st Step, add func(int, string, string, st
 func (b *modelBuilder) backoffEnd(i int) float64 {
 	for j := i + 1; j < len(b.steps); j++ {
 		switch b.steps[j].Kind {
-		case KindRequest, KindDecision, KindStop:
+		case trace.KindRequest, trace.KindDecision, trace.KindStop:
 			return b.ax.u[j]
 		}
 	}
 	return b.ax.span
 }
 
-func stallClass(s *Stall) string {
+func stallClass(s *trace.Stall) string {
 	if s == nil {
 		return ""
 	}

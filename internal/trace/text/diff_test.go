@@ -1,13 +1,15 @@
-package trace
+package text
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/trace"
 )
 
-func ch(op, path, from, value string) Change {
-	c := Change{Op: op, Path: path}
+func ch(op, path, from, value string) trace.Change {
+	c := trace.Change{Op: op, Path: path}
 	if from != "" {
 		c.From = json.RawMessage(from)
 	}
@@ -20,7 +22,7 @@ func ch(op, path, from, value string) Change {
 func TestChangeText(t *testing.T) {
 	long := `"` + strings.Repeat("x", 100) + `"`
 	tests := []struct {
-		c    Change
+		c    trace.Change
 		want string
 	}{
 		{ch("replace", "/spec/containers/0/image", `"nginx:1.27"`, `"nginx:1.28"`), `~ /spec/containers/0/image: "nginx:1.27" -> "nginx:1.28"`},
