@@ -52,8 +52,11 @@ const maxPending = 4096
 // Tracer turns what a client does into an ordered trace of Steps and hands
 // them to its sinks. It is fed through an Instrument from four places: its
 // RoundTripper (requests, responses, body reads, watch events found in the
-// bodies), its HTTP/2 tap (frames), the reflector's Observe hook (decisions),
-// and the store wrapper and the push hook (what is applied, what is pushed).
+// bodies), the reflector's Observe hook (decisions), the store wrapper and
+// the push hook (what is applied, what is pushed); and by its ConnTap
+// (frames, through Tell) and its analyses (verdicts, through Record and
+// Judge). Each step goes to the analyses as it is recorded, and to the
+// sinks once it is in its place.
 //
 // Order. A watch body is read on its watcher's goroutine, ahead of the
 // reflector, and how far ahead is a matter of timing. So that a trace tells
@@ -119,8 +122,9 @@ func (t *Tracer) Begin(server, watching string) {
 	t.emitLocked(Step{Kind: KindStart, Start: &Start{Server: server, Watching: watching}})
 }
 
-// Close tells whatever is still held back and a summary, closes the sinks
-// (an HTML sink writes its page now) and returns the first sink failure.
+// Close stops the analyses' clocks, tells whatever is still held back and a
+// summary, closes the sinks (the HTML page is written now) and returns the
+// first sink failure.
 func (t *Tracer) Close() error {
 	// A runner's check in progress takes the lock: it is stopped first.
 	for _, a := range t.analyses {
