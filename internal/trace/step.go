@@ -204,8 +204,8 @@ type Event struct {
 	Explain  string `json:"explain"`
 }
 
-// CBORItem is what a trace tells of one item of a CBOR watch
-// (application/cbor-seq) beside its event.
+// CBORItem is what a trace tells of one item of a CBOR watch (a sequence
+// of items, wire.CBOR's watch content type) beside its event.
 type CBORItem struct {
 	// Tag is the tag the item opens with: 55799, self-described CBOR, as
 	// the apiserver writes every event (0: none).
