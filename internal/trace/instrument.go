@@ -12,9 +12,10 @@ import (
 
 // Instrument is a Tracer wired into what it traces, as one value to hand
 // around: the client's rest.Config (Configure: requests, responses, body
-// reads, and a ConnTap's HTTP/2 frames), the reflector (Observe: its decisions), the store it
-// fills (WrapStore: each change and replace, as it is applied) and the
-// undelta store's pushes (Pushed). T is the type of the objects watched.
+// reads, and a ConnTap's HTTP/2 frames), the reflector (Observe: its
+// decisions), the store it fills (WrapStore: each change and replace, as it
+// is applied) and the undelta store's pushes (Pushed). T is the type of the
+// objects watched.
 //
 // The zero Instrument (or one made from a nil Tracer) leaves everything as
 // it is: Configure adds nothing, WrapStore returns the store itself, Observe
