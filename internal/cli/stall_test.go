@@ -11,6 +11,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/stall"
 )
 
 // TestReplayStallFault replays the bundled lifecycle fixture with its first
@@ -78,7 +79,7 @@ func TestStallAfterFlag(t *testing.T) {
 	help := run(t, "watch", "--help").stdout
 	_, flag, _ := strings.Cut(help, "  --stall-after duration\n")
 	flag, _, _ = strings.Cut(flag, "\n")
-	if want := fmt.Sprintf("(default %s)", trace.DefaultStallAfter); !strings.HasSuffix(flag, want) {
+	if want := fmt.Sprintf("(default %s)", stall.DefaultAfter); !strings.HasSuffix(flag, want) {
 		t.Errorf("--stall-after in --help: %q, want its default %s", flag, want)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/cli/clitest"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/page"
 )
 
 // browserWait bounds one page's run in Chromium: it starts, draws the page
@@ -108,7 +109,7 @@ func syntheticPage(t *testing.T, dir string, n int) (string, int) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	sink := trace.HTMLRun(f, trace.Run{Command: "synthetic run", Date: time.Now()})
+	sink := page.New(f, page.Run{Command: "synthetic run", Date: time.Now()})
 	var at time.Duration
 	req, rv := 0, 1000
 	step := func(s trace.Step) {

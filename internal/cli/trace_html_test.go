@@ -69,8 +69,8 @@ func TestTraceHTML(t *testing.T) {
 	checkSelfContained(t, doc)
 }
 
-// pageModel is the part of the timeline's model (internal/trace's
-// htmlmodel.go) the tests read.
+// pageModel is the part of the timeline's model (internal/trace/page's
+// model.go) the tests read.
 type pageModel struct {
 	Span  float64 `json:"span"`
 	Lanes []struct {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/text"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/wire"
@@ -191,7 +192,7 @@ func traceServedAs(t *testing.T, m recordedMeta, contentType string, data []byte
 	}))
 	defer srv.Close()
 	var out bytes.Buffer
-	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.Text(&out, false)}, Clock: func() time.Time { return time.Time{} }})
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{text.New(&out, text.Options{})}, Clock: func() time.Time { return time.Time{} }})
 	cfg := rest.Config{Host: srv.URL, ContentType: contentType}
 	trace.NewInstrument[*api.Pod](tr).Configure(&cfg)
 	client, err := rest.NewClient(cfg)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/podwatch/podwatch/internal/fixture"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/stall"
+	"github.com/podwatch/podwatch/internal/trace/text"
 )
 
 // stallMarkerRE marks a block of docs/PROTOCOL.md holding the stall lines
@@ -53,15 +55,15 @@ func TestStallSnippets(t *testing.T) {
 }
 
 // recordedStalls replays the timing of ex, request number req, into a
-// trace.Silence on a virtual clock ticking every stallTick from each byte,
+// stall.Silence on a virtual clock ticking every stallTick from each byte,
 // and returns the text trace's lines for the stalls told: once a silence
 // reaches after, and again as its verdict grows graver, as the Tracer does.
 func recordedStalls(t *testing.T, ex fixture.Exchange, req int, after time.Duration) []string {
 	t.Helper()
 	var out bytes.Buffer
-	sink := trace.Text(&out, false)
+	sink := text.New(&out, text.Options{})
 	opened := time.Unix(0, 0)
-	s := trace.NewSilence(ex.Request.Query)
+	s := stall.NewSilence(ex.Request.Query)
 	s.Opened(opened)
 	told, last := "", time.Duration(0)
 	check := func(until time.Duration) {

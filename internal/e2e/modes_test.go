@@ -5,6 +5,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/cluster"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/h2tap"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 )
@@ -47,7 +48,7 @@ func (m clientMode) configure(t *testing.T, cfg *rest.Config) {
 		return
 	}
 	out := &lockedBuffer{}
-	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(out)}})
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(out)}, Tap: h2tap.New()})
 	trace.NewInstrument[*api.Pod](tr).Configure(cfg)
 	t.Cleanup(func() {
 		if err := tr.Close(); err != nil {

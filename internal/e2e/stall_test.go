@@ -9,6 +9,7 @@ import (
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/cluster"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/stall"
 )
 
 // stallWatchTimeout is the timeoutSeconds of the test's watches: long enough
@@ -91,7 +92,7 @@ func startStallRun(t *testing.T, ctx context.Context, c *cluster.Cluster) *trace
 	t.Helper()
 	return startTracedRun(t, ctx, tracedRunOptions{
 		Rest:  clusterConfig(c, c.NodeToken),
-		Trace: trace.Options{StallAfter: time.Second},
+		Trace: trace.Options{Analyses: []trace.Analysis{stall.New(stall.Options{After: time.Second})}},
 		Reflector: cache.ReflectorOptions{
 			MinWatchTimeout: stallWatchTimeout,
 			Rand:            func() float64 { return 0 }, // every watch asks for exactly that

@@ -11,6 +11,7 @@ import (
 
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/h2tap"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 )
@@ -20,7 +21,8 @@ import (
 type tracedRunOptions struct {
 	// Rest is the client's configuration; the trace instruments it.
 	Rest rest.Config
-	// Trace are the Tracer's options; the run adds its JSON sink.
+	// Trace are the Tracer's options; the run adds its JSON sink, and the
+	// HTTP/2 tap when none is given, as the commands do.
 	Trace trace.Options
 	// Reflector are the reflector's options; Observe is the trace's.
 	Reflector cache.ReflectorOptions
@@ -44,6 +46,9 @@ func startTracedRun(t *testing.T, ctx context.Context, opts tracedRunOptions) *t
 	r := &tracedRun{out: &lockedBuffer{}, pushes: &pushLog{}, done: make(chan struct{})}
 	topts := opts.Trace
 	topts.Sinks = append(append([]trace.Sink(nil), topts.Sinks...), trace.JSON(r.out))
+	if topts.Tap == nil {
+		topts.Tap = h2tap.New()
+	}
 	r.tr = trace.New(topts)
 	in := trace.NewInstrument[*api.Pod](r.tr)
 	cfg := opts.Rest

@@ -19,13 +19,3 @@ func cborItemOf(item []byte) *CBORItem {
 	}
 	return ci
 }
-
-// describeCBOR says what a CBOR body begins with: the apiserver's items
-// carry the self-describe tag.
-func describeCBOR(head []byte) string {
-	h, ok, _ := cborwire.ParseHead(head)
-	if ok && h.Major == cborwire.MajorTag && h.Arg == cborwire.TagSelfDescribed {
-		return "a self-described CBOR item (tag 55799, d9 d9 f7)"
-	}
-	return ""
-}

@@ -19,7 +19,7 @@ func TestCBORFramerSplits(t *testing.T) {
 	}
 	var want []*Event
 	f := newFramer(wire.CBOR)
-	f.feed(stream, 0, func(e *Event) { want = append(want, e) })
+	f.feed(stream, 0, func(e *Event, _ []byte) { want = append(want, e) })
 	var types []string
 	var end int64
 	for _, e := range want {
@@ -38,7 +38,7 @@ func TestCBORFramerSplits(t *testing.T) {
 	for cut := 0; cut <= len(stream); cut += 97 {
 		f := newFramer(wire.CBOR)
 		var got []*Event
-		emit := func(e *Event) { got = append(got, e) }
+		emit := func(e *Event, _ []byte) { got = append(got, e) }
 		f.feed(stream[:cut], 0, emit)
 		f.feed(stream[cut:], int64(cut), emit)
 		if diff := cmp.Diff(want, got); diff != "" {

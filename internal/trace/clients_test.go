@@ -1,4 +1,4 @@
-package trace
+package trace_test
 
 import (
 	"bytes"
@@ -8,6 +8,10 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/page"
+	"github.com/podwatch/podwatch/internal/trace/tracetest"
 )
 
 // TestProxyTraceTellsAsItComes: in a proxy's trace a watch's events are
@@ -18,11 +22,11 @@ func TestProxyTraceTellsAsItComes(t *testing.T) {
 		io.WriteString(w, `{"type":"ADDED","object":{"metadata":{"name":"p","namespace":"ns","resourceVersion":"5"}}}`+"\n")
 	}))
 	defer srv.Close()
-	var js, page bytes.Buffer
-	tr := New(Options{Sinks: []Sink{JSON(&js), HTML(&page)}, Proxy: true})
-	rt := tr.transport(http.DefaultTransport)
+	var js, html bytes.Buffer
+	tr := trace.New(trace.Options{Sinks: []trace.Sink{trace.JSON(&js), page.New(&html, page.Run{})}})
+	rt := tracetest.Transport(trace.NewInstrument[*tracetest.Pod](tr).Configure)
 	for _, client := range []string{"informer-a from 127.0.0.1", "informer-b from 127.0.0.1"} {
-		req, _ := http.NewRequestWithContext(WithClient(context.Background(), client), "GET", srv.URL+"/api/v1/pods?watch=true&resourceVersion=4", nil)
+		req, _ := http.NewRequestWithContext(trace.WithClient(context.Background(), client), "GET", srv.URL+"/api/v1/pods?watch=true&resourceVersion=4", nil)
 		resp, err := rt.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
@@ -42,7 +46,7 @@ func TestProxyTraceTellsAsItComes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"clients, one lane each", "c1: informer-a from 127.0.0.1", "c2: informer-b from 127.0.0.1", "c1 #1 watch", "c2 #2 watch"} {
-		if !strings.Contains(page.String(), want) {
+		if !strings.Contains(html.String(), want) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
@@ -61,8 +65,8 @@ func TestCollectionPath(t *testing.T) {
 		"/api/v1":                         "",
 		"/api/v1/namespaces/ns/pods/name": "",
 	} {
-		if got := collectionPath(in); got != want {
-			t.Errorf("collectionPath(%q) = %q, want %q", in, got, want)
+		if got := trace.CollectionPath(in); got != want {
+			t.Errorf("CollectionPath(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -25,16 +25,14 @@ type framer struct {
 	start  int64  // stream offset of the event in progress
 	events *wire.Events
 	broken bool
-	// object is the JSON object of the event being emitted, for emit to
-	// read (a diff keeps a copy): it points into bytes reused afterwards.
-	object []byte
 }
 
 func newFramer(f wire.Format) *framer { return &framer{events: f.Events(maxEventBytes)} }
 
 // feed scans data, which begins at stream offset off, and calls emit for
-// each event it completes.
-func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
+// each event it completes, with the event's object in JSON (nil if none),
+// valid only during the call: it points into bytes reused afterwards.
+func (f *framer) feed(data []byte, off int64, emit func(e *Event, object []byte)) {
 	for len(data) > 0 && !f.broken {
 		held := len(f.buf)
 		event := data
@@ -61,7 +59,7 @@ func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
 			describeWire(f.events.Format(), event, e)
 			e.Error = (&watch.FrameTooLargeError{Offset: f.start, Limit: maxEventBytes}).Error()
 			e.Explain = explainBadFrame
-			emit(e)
+			emit(e, nil)
 			f.broken, f.buf = true, nil
 			return
 		case err != nil:
@@ -77,10 +75,7 @@ func (f *framer) feed(data []byte, off int64, emit func(*Event)) {
 			}
 			return
 		}
-		var e *Event
-		e, f.object = f.parse(event[:n], f.start)
-		emit(e)
-		f.object = nil
+		emit(f.parse(event[:n], f.start))
 		f.buf = f.buf[:0]
 		data, off = data[n-held:], off+int64(n-held)
 	}

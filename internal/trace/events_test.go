@@ -41,7 +41,7 @@ func TestFramerSplits(t *testing.T) {
 	for cut := 0; cut <= len(watchStream); cut++ {
 		f := newFramer(wire.JSON)
 		var got []*Event
-		emit := func(e *Event) { got = append(got, e) }
+		emit := func(e *Event, _ []byte) { got = append(got, e) }
 		f.feed([]byte(watchStream[:cut]), 0, emit)
 		f.feed([]byte(watchStream[cut:]), int64(cut), emit)
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -70,7 +70,7 @@ func TestFramerBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFramer(wire.JSON)
 			n := 0
-			f.feed([]byte(tt.in), 0, func(*Event) { n++ })
+			f.feed([]byte(tt.in), 0, func(*Event, []byte) { n++ })
 			if n != tt.events || f.leftover() != tt.leftover {
 				t.Fatalf("got %d events and %d bytes left, want %d and %d", n, f.leftover(), tt.events, tt.leftover)
 			}
@@ -90,9 +90,9 @@ func FuzzFramer(f *testing.F) {
 		}
 		whole, split := newFramer(wire.JSON), newFramer(wire.JSON)
 		var a, b []*Event
-		whole.feed(data, 0, func(e *Event) { a = append(a, e) })
-		split.feed(data[:cut], 0, func(e *Event) { b = append(b, e) })
-		split.feed(data[cut:], int64(cut), func(e *Event) { b = append(b, e) })
+		whole.feed(data, 0, func(e *Event, _ []byte) { a = append(a, e) })
+		split.feed(data[:cut], 0, func(e *Event, _ []byte) { b = append(b, e) })
+		split.feed(data[cut:], int64(cut), func(e *Event, _ []byte) { b = append(b, e) })
 		if diff := cmp.Diff(a, b); diff != "" {
 			t.Fatalf("framed differently when cut at %d (-whole +cut):\n%s", cut, diff)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/text"
 	"github.com/podwatch/podwatch/rest/meta"
 )
 
@@ -19,7 +20,7 @@ func (p *pod) Meta() *meta.ObjectMeta { return &p.ObjectMeta }
 // the undelta store's pushes (Pushed).
 func Example() {
 	tr := trace.New(trace.Options{
-		Sinks: []trace.Sink{trace.Text(os.Stdout, false)},
+		Sinks: []trace.Sink{text.New(os.Stdout, text.Options{})},
 		Clock: func() time.Time { return time.Time{} }, // stable times
 	})
 	tr.Begin("https://apiserver:6443", "pods on node-a")

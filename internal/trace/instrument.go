@@ -12,9 +12,10 @@ import (
 
 // Instrument is a Tracer wired into what it traces, as one value to hand
 // around: the client's rest.Config (Configure: requests, responses, body
-// reads, HTTP/2 frames), the reflector (Observe: its decisions), the store it
-// fills (WrapStore: each change and replace, as it is applied) and the
-// undelta store's pushes (Pushed). T is the type of the objects watched.
+// reads, and a ConnTap's HTTP/2 frames), the reflector (Observe: its
+// decisions), the store it fills (WrapStore: each change and replace, as it
+// is applied) and the undelta store's pushes (Pushed). T is the type of the
+// objects watched.
 //
 // The zero Instrument (or one made from a nil Tracer) leaves everything as
 // it is: Configure adds nothing, WrapStore returns the store itself, Observe
@@ -28,10 +29,10 @@ func NewInstrument[T meta.Object](t *Tracer) Instrument[T] { return Instrument[T
 // Configure wires the trace into cfg. Its RoundTripper goes right beneath
 // whatever cfg.WrapTransport adds already (credentials, which it masks), so
 // that it sees requests as they are finally sent; layers added beneath that
-// afterwards (closer to the network) go beneath the trace too. Its HTTP/2 tap
-// (resthook.Hooks.WrapConn) wraps what any earlier WrapConn hook returns, so
-// it sees the bytes as HTTP/2 writes and reads them. Call it once, before
-// rest.NewClient.
+// afterwards (closer to the network) go beneath the trace too. The Tracer's
+// ConnTap, if it has one (resthook.Hooks.WrapConn), wraps what any earlier
+// WrapConn hook returns, so it sees the bytes as HTTP/2 writes and reads
+// them. Call it once, before rest.NewClient.
 func (in Instrument[T]) Configure(cfg *rest.Config) {
 	t := in.t
 	if t == nil {
@@ -45,13 +46,16 @@ func (in Instrument[T]) Configure(cfg *rest.Config) {
 		}
 		return rt
 	}
+	if t.tap == nil {
+		return
+	}
 	hooks := resthook.On(cfg)
 	prev := hooks.WrapConn
 	hooks.WrapConn = func(authority string, c net.Conn) net.Conn {
 		if prev != nil {
 			c = prev(authority, c)
 		}
-		return t.tap(authority, c)
+		return t.tap.WrapConn(authority, c)
 	}
 }
 

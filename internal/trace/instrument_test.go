@@ -34,7 +34,7 @@ func TestInstrumentConfigure(t *testing.T) {
 	}))
 	defer srv.Close()
 	var out bytes.Buffer
-	tr := New(Options{Sinks: []Sink{Text(&out, false)}})
+	tr := New(Options{Sinks: []Sink{JSON(&out)}})
 	cfg := rest.Config{Host: srv.URL, WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
 		return headerLayer{rt, "Impersonate-User", "from-above"}
 	}}
@@ -54,13 +54,13 @@ func TestInstrumentConfigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := out.String()
-	if !strings.Contains(got, "Impersonate-User: from-above") {
+	if !strings.Contains(got, `{"name":"Impersonate-User","value":"from-above"}`) {
 		t.Errorf("the trace misses the header added above it:\n%s", got)
 	}
 	if strings.Contains(got, "from-below") {
 		t.Errorf("the trace shows a header added beneath it:\n%s", got)
 	}
-	if !strings.Contains(got, "#1 <-") {
+	if !strings.Contains(got, `"kind":"response","req":1,`) {
 		t.Errorf("the trace misses the response:\n%s", got)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"slices"
-	"sort"
 )
 
 // JSON returns a Sink writing each step as one JSON object on its own line,
@@ -26,13 +24,4 @@ func (s *jsonSink) Step(st Step) error {
 	}
 	_, err := s.w.Write(b.Bytes())
 	return err
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return slices.Clip(keys)
 }

@@ -1,11 +1,9 @@
 package trace
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -35,9 +33,10 @@ func envelopeOf(u *protowire.Unknown) *Envelope {
 		ContentType: u.ContentType, ObjectBytes: len(u.Raw)}
 }
 
-// readEnvelope reads a protobuf body whole: its envelope and, for a list,
-// how many items it holds.
-func readEnvelope(body []byte) (*Envelope, error) {
+// ReadEnvelope reads a protobuf body whole, as a body-end step tells it:
+// its envelope and, for a list, how many items it holds. An envelope read
+// in part comes with the error that stopped it.
+func ReadEnvelope(body []byte) (*Envelope, error) {
 	u, err := protowire.ParseEnvelope(body, 0)
 	if err != nil {
 		return nil, err
@@ -65,58 +64,20 @@ func statusIn(f wire.Format, body []byte) *Status {
 	return statusOf(js)
 }
 
-// DescribeBody tells, in the trace's words, what the first bytes of a body
-// in a binary wire format hold, for a log that shows those bytes: for a
-// protobuf watch (stream=watch), the first frame's length prefix and, when
-// the whole frame is in head, its WatchEvent and envelope; for another
-// protobuf body, its envelope once all of it is in head (complete); for
-// CBOR, the tag its first item opens with. It returns "" when head says
-// nothing yet, and for JSON, which shows itself.
-func DescribeBody(head []byte, contentType string, complete bool) string {
-	switch f, _ := wire.ParseContentType(contentType); f {
-	case wire.Protobuf:
-		return describeProtobuf(head, contentType, complete)
-	case wire.CBOR:
-		return describeCBOR(head)
+// FirstFrame reads the first frame of a protobuf watch from head, as the
+// trace tells an event: for a log that shows a body's first bytes. It
+// returns nil when head is shorter than a length prefix; when the frame
+// goes on past head (or past what the trace frames), whole is false and e
+// holds only its prefix, whose Length is what it announces.
+func FirstFrame(head []byte) (e *Event, whole bool) {
+	if len(head) < protowire.FrameHeader {
+		return nil, false
 	}
-	return ""
-}
-
-func describeProtobuf(head []byte, contentType string, complete bool) string {
-	if wire.IsWatchStream(contentType) {
-		return describeFirstFrame(head)
-	}
-	if !bytes.HasPrefix(head, protowire.Magic) {
-		if len(head) >= len(protowire.Magic) {
-			return oneLine((&protowire.MagicError{Got: head[:len(protowire.Magic)]}).Error())
-		}
-		return ""
-	}
-	if !complete {
-		return `envelope k8s\x00, its object going on past what is shown`
-	}
-	env, err := readEnvelope(head)
-	switch {
-	case env == nil:
-		return "envelope: " + oneLine(err.Error())
-	case err != nil:
-		return envelopeText(env) + ": " + oneLine(err.Error())
-	}
-	return envelopeText(env)
-}
-
-func describeFirstFrame(head []byte) string {
 	f := newFramer(wire.Protobuf)
 	end, err := f.events.Scan(head, maxEventBytes)
-	switch {
-	case len(head) < protowire.FrameHeader:
-		return ""
-	case err != nil || end < 0:
-		return fmt.Sprintf("first frame: length prefix %s = %d bytes of WatchEvent, more than shown", spacedHex(prefixOf(head).Hex), f.events.FrameLength())
+	if err != nil || end < 0 {
+		return &Event{Prefix: &Prefix{Hex: prefixOf(head).Hex, Length: f.events.FrameLength()}}, false
 	}
-	e, _ := f.parse(head[:end], 0)
-	if e.Error != "" {
-		return fmt.Sprintf("first frame: length prefix %s: %s", spacedHex(e.Prefix.Hex), e.Error)
-	}
-	return "first " + frameLine(e)
+	e, _ = f.parse(head[:end], 0)
+	return e, true
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -15,83 +14,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/podwatch/podwatch/internal/protoenc"
+	"github.com/podwatch/podwatch/internal/trace/tracetest"
 	"github.com/podwatch/podwatch/rest/protowire"
 	"github.com/podwatch/podwatch/rest/wire"
 )
-
-// field is the number of kind's field with JSON name path[0], or of the
-// field path[1] of that one's message, and so on: the test builds its
-// messages from the schema rather than from numbers of its own.
-func field(t testing.TB, kind string, path ...string) int {
-	t.Helper()
-	m, ok := protowire.Root(kind)
-	if !ok {
-		t.Fatalf("no schema for %s", kind)
-	}
-	var num int32
-	for _, name := range path {
-		if num, m, ok = m.Field(name); !ok {
-			t.Fatalf("%s has no field %v", kind, path)
-		}
-	}
-	return int(num)
-}
-
-// pbMeta is an ObjectMeta message: name, namespace, resourceVersion, and
-// a deletionTimestamp (a Time: seconds 1, nanos 2) and annotations when
-// given.
-func pbMeta(t testing.TB, name, rv string, deleting bool, annotations map[string]string) []byte {
-	var b []byte
-	if name != "" {
-		b = protoenc.AppendBytesField(b, field(t, "Pod", "metadata", "name"), []byte(name))
-		b = protoenc.AppendBytesField(b, field(t, "Pod", "metadata", "namespace"), []byte("shop"))
-	}
-	b = protoenc.AppendBytesField(b, field(t, "Pod", "metadata", "resourceVersion"), []byte(rv))
-	if deleting {
-		b = protoenc.AppendBytesField(b, field(t, "Pod", "metadata", "deletionTimestamp"), protoenc.AppendVarintField(nil, 1, 1796244129))
-	}
-	for k, v := range annotations {
-		entry := protoenc.AppendBytesField(protoenc.AppendBytesField(nil, 1, []byte(k)), 2, []byte(v))
-		b = protoenc.AppendBytesField(b, field(t, "Pod", "metadata", "annotations"), entry)
-	}
-	return b
-}
-
-func pbPod(t testing.TB, name, rv string, deleting bool, annotations map[string]string) []byte {
-	return protoenc.AppendBytesField(nil, field(t, "Pod", "metadata"), pbMeta(t, name, rv, deleting, annotations))
-}
-
-func pbStatus(t testing.TB, code int, reason, message string) []byte {
-	var b []byte
-	b = protoenc.AppendBytesField(b, field(t, "Status", "status"), []byte("Failure"))
-	b = protoenc.AppendBytesField(b, field(t, "Status", "message"), []byte(message))
-	b = protoenc.AppendBytesField(b, field(t, "Status", "reason"), []byte(reason))
-	return protoenc.AppendVarintField(b, field(t, "Status", "code"), uint64(code))
-}
-
-// pbList is a PodList envelope of pods at rv.
-func pbList(t testing.TB, rv string, pods ...[]byte) []byte {
-	lm := protoenc.AppendBytesField(nil, field(t, "PodList", "metadata", "resourceVersion"), []byte(rv))
-	raw := protoenc.AppendBytesField(nil, field(t, "PodList", "metadata"), lm)
-	for _, p := range pods {
-		raw = protoenc.AppendBytesField(raw, field(t, "PodList", "items"), p)
-	}
-	return protoenc.AppendEnvelope(nil, "v1", "PodList", raw)
-}
-
-// pbFrame is one watch frame, its object an envelope of kind.
-func pbFrame(typ, kind string, raw []byte) []byte {
-	return protoenc.AppendWatchFrame(nil, typ, protoenc.AppendEnvelope(nil, "v1", kind, raw))
-}
 
 // protoStream is the protobuf twin of watchStream: a pod event, the
 // bookmark ending a watch list, a graceful delete, and a 410.
 func protoStream(t testing.TB) (stream []byte, frames [][]byte, raws [][]byte) {
 	raws = [][]byte{
-		pbPod(t, "web-1", "215", false, nil),
-		pbPod(t, "", "215", false, map[string]string{"k8s.io/initial-events-end": "true"}),
-		pbPod(t, "web-1", "220", true, nil),
-		pbStatus(t, 410, "Expired", "too old resource version: 224 (227)"),
+		tracetest.PBPod(t, "web-1", "215", false, nil),
+		tracetest.PBPod(t, "", "215", false, map[string]string{"k8s.io/initial-events-end": "true"}),
+		tracetest.PBPod(t, "web-1", "220", true, nil),
+		tracetest.PBStatus(t, 410, "Expired", "too old resource version: 224 (227)"),
 	}
 	types := []string{"ADDED", "BOOKMARK", "MODIFIED", "ERROR"}
 	for i, raw := range raws {
@@ -99,7 +34,7 @@ func protoStream(t testing.TB) (stream []byte, frames [][]byte, raws [][]byte) {
 		if types[i] == "ERROR" {
 			kind = "Status"
 		}
-		f := pbFrame(types[i], kind, raw)
+		f := tracetest.PBFrame(types[i], kind, raw)
 		frames = append(frames, f)
 		stream = append(stream, f...)
 	}
@@ -140,7 +75,7 @@ func TestProtobufFramerSplits(t *testing.T) {
 	for cut := 0; cut <= len(stream); cut++ {
 		f := newFramer(wire.Protobuf)
 		var got []*Event
-		emit := func(e *Event) { got = append(got, e) }
+		emit := func(e *Event, _ []byte) { got = append(got, e) }
 		f.feed(stream[:cut], 0, emit)
 		f.feed(stream[cut:], int64(cut), emit)
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -156,9 +91,9 @@ func TestProtobufFramerSplits(t *testing.T) {
 // refuses: each is one event step holding the typed error, and framing goes
 // on after it while the prefixes still say where frames end.
 func TestProtobufBadFrames(t *testing.T) {
-	good := pbFrame("ADDED", "Pod", pbPod(t, "web-1", "215", false, nil))
+	good := tracetest.PBFrame("ADDED", "Pod", tracetest.PBPod(t, "web-1", "215", false, nil))
 	wrongMagic := bytes.Replace(bytes.Clone(good), protowire.Magic, []byte("k9s\x00"), 1)
-	unknownKind := pbFrame("ADDED", "Secret", pbPod(t, "web-1", "215", false, nil))
+	unknownKind := tracetest.PBFrame("ADDED", "Secret", tracetest.PBPod(t, "web-1", "215", false, nil))
 	noType := protoenc.AppendWatchFrame(nil, "", protoenc.AppendEnvelope(nil, "v1", "Pod", nil))
 	// A WatchEvent whose type field announces more bytes than the frame has.
 	cutField := binary.BigEndian.AppendUint32(nil, 3)
@@ -181,7 +116,7 @@ func TestProtobufBadFrames(t *testing.T) {
 			for cut := 0; cut <= len(tt.in); cut++ {
 				f := newFramer(wire.Protobuf)
 				var got []*Event
-				emit := func(e *Event) { got = append(got, e) }
+				emit := func(e *Event, _ []byte) { got = append(got, e) }
 				f.feed(tt.in[:cut], 0, emit)
 				f.feed(tt.in[cut:], int64(cut), emit)
 				if len(got) != len(tt.errs) {
@@ -218,9 +153,9 @@ func FuzzProtobufFramer(f *testing.F) {
 		}
 		whole, split := newFramer(wire.Protobuf), newFramer(wire.Protobuf)
 		var a, b []*Event
-		whole.feed(data, 0, func(e *Event) { a = append(a, e) })
-		split.feed(data[:cut], 0, func(e *Event) { b = append(b, e) })
-		split.feed(data[cut:], int64(cut), func(e *Event) { b = append(b, e) })
+		whole.feed(data, 0, func(e *Event, _ []byte) { a = append(a, e) })
+		split.feed(data[:cut], 0, func(e *Event, _ []byte) { b = append(b, e) })
+		split.feed(data[cut:], int64(cut), func(e *Event, _ []byte) { b = append(b, e) })
 		if diff := cmp.Diff(a, b); diff != "" {
 			t.Fatalf("framed differently when cut at %d (-whole +cut):\n%s", cut, diff)
 		}
@@ -230,10 +165,10 @@ func FuzzProtobufFramer(f *testing.F) {
 // protoServer is fakeServer in protobuf: a list of one pod, then a watch
 // whose four events come in one write; it returns the watch body's length.
 func protoServer(t *testing.T) (*httptest.Server, int) {
-	watch := append(pbFrame("ADDED", "Pod", pbPod(t, "b", "11", false, nil)), pbFrame("MODIFIED", "Pod", pbPod(t, "a", "12", false, nil))...)
-	watch = append(watch, pbFrame("BOOKMARK", "Pod", pbPod(t, "", "13", false, nil))...)
-	watch = append(watch, pbFrame("DELETED", "Pod", pbPod(t, "b", "14", false, nil))...)
-	list := pbList(t, "10", pbPod(t, "a", "9", false, nil))
+	watch := append(tracetest.PBFrame("ADDED", "Pod", tracetest.PBPod(t, "b", "11", false, nil)), tracetest.PBFrame("MODIFIED", "Pod", tracetest.PBPod(t, "a", "12", false, nil))...)
+	watch = append(watch, tracetest.PBFrame("BOOKMARK", "Pod", tracetest.PBPod(t, "", "13", false, nil))...)
+	watch = append(watch, tracetest.PBFrame("DELETED", "Pod", tracetest.PBPod(t, "b", "14", false, nil))...)
+	list := tracetest.PBList(t, "10", tracetest.PBPod(t, "a", "9", false, nil))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("watch") != "true" {
 			w.Header().Set("Content-Type", wire.ContentTypeProtobuf)
@@ -295,106 +230,5 @@ func TestProtobufTrace(t *testing.T) {
 	// To one decimal.
 	if want := float64(watchBytes) / 4; math.Abs(stop.BytesPerEvent-want) > 0.05 {
 		t.Errorf("bytesPerEvent %v, want %v", stop.BytesPerEvent, want)
-	}
-}
-
-// TestProtobufTextAndPage sends one protobuf watch, whose second frame is
-// malformed, and one refused protobuf request through the Transport: the
-// text trace shows each frame's prefix and envelope, the bad frame with its
-// error, the refusal's Status read from its envelope, and the summary's
-// bytes per event; the page names each answer's format.
-func TestProtobufTextAndPage(t *testing.T) {
-	good := pbFrame("ADDED", "Pod", pbPod(t, "web-1", "215", false, nil))
-	bad := bytes.Replace(bytes.Clone(good), protowire.Magic, []byte("k9s\x00"), 1)
-	body := append(bytes.Clone(good), bad...)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("watch") != "true" {
-			w.Header().Set("Content-Type", wire.ContentTypeProtobuf)
-			w.WriteHeader(http.StatusForbidden)
-			w.Write(protoenc.AppendEnvelope(nil, "v1", "Status", pbStatus(t, 403, "Forbidden", "pods is forbidden")))
-			return
-		}
-		w.Header().Set("Content-Type", wire.ContentTypeProtobuf+";stream=watch")
-		w.Write(body)
-	}))
-	defer srv.Close()
-	var text, page bytes.Buffer
-	tr := New(Options{Sinks: []Sink{Text(&text, false), HTML(&page)}})
-	for _, q := range []string{"?watch=true", ""} {
-		req, _ := http.NewRequest("GET", srv.URL+"/api/v1/pods"+q, nil)
-		req.Header.Set("Accept", wire.ContentTypeProtobuf)
-		resp, err := tr.transport(http.DefaultTransport).RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}
-	if err := tr.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got := text.String()
-	for _, want := range []string{
-		fmt.Sprintf("frame: length prefix %s = %d bytes of WatchEvent ADDED; envelope k8s\\x00 v1 Pod, contentEncoding \"\", contentType \"\", object %d bytes",
-			spaced(good[:4]), len(good)-4, len(pbPod(t, "web-1", "215", false, nil))),
-		fmt.Sprintf("#1 bad frame  %d bytes at %d (length prefix %s): protobuf: envelope at byte", len(bad), len(good), spaced(bad[:4])),
-		"Status 403 Forbidden: pods is forbidden",
-		"(watch): a watch, asked for in protobuf:",
-		fmt.Sprintf("1 event, 0 pushes, 0 relists, 0 backoffs; watch bodies %d bytes, %d.0 bytes per event", len(body), len(body)),
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the text trace does not say %q:\n%s", want, got)
-		}
-	}
-	formats := map[string]bool{}
-	for _, l := range pageModelOf(t, page.String()).Lanes {
-		if l.Kind == laneReq {
-			formats[l.Sub] = true
-		}
-	}
-	for _, want := range []string{"k8s protobuf;stream=watch", "k8s protobuf"} {
-		if !formats[want] {
-			t.Errorf("no request's bar is labelled with the format %q: %v", want, formats)
-		}
-	}
-}
-
-// spaced is b in hex, a space between bytes.
-func spaced(b []byte) string {
-	var parts []string
-	for _, c := range b {
-		parts = append(parts, fmt.Sprintf("%02x", c))
-	}
-	return strings.Join(parts, " ")
-}
-
-// TestDescribeProtobuf checks what the -v 8 log says of a protobuf body's
-// first bytes, however much of it they hold.
-func TestDescribeProtobuf(t *testing.T) {
-	frame := pbFrame("ADDED", "Pod", pbPod(t, "web-1", "215", false, nil))
-	list := pbList(t, "10", pbPod(t, "a", "9", false, nil), pbPod(t, "b", "9", false, nil))
-	watch := wire.ContentTypeProtobufWatch
-	tests := []struct {
-		name, contentType string
-		head              []byte
-		complete          bool
-		want              string
-	}{
-		{"a whole frame", watch, frame, false, fmt.Sprintf("first frame: length prefix %s = %d bytes of WatchEvent ADDED; envelope k8s\\x00 v1 Pod,", spaced(frame[:4]), len(frame)-4)},
-		{"a frame cut short", watch, frame[:10], false, fmt.Sprintf("first frame: length prefix %s = %d bytes of WatchEvent, more than shown", spaced(frame[:4]), len(frame)-4)},
-		{"a bad frame", watch, bytes.Replace(bytes.Clone(frame), protowire.Magic, []byte("k9s\x00"), 1), false, "protobuf: envelope at byte"},
-		{"less than a prefix", watch, frame[:3], false, ""},
-		{"a whole list", wire.ContentTypeProtobuf, list, true, "envelope k8s\\x00 v1 PodList, contentEncoding \"\", contentType \"\", object"},
-		{"a list's count", wire.ContentTypeProtobuf, list, true, ", 2 items"},
-		{"a list cut short", wire.ContentTypeProtobuf, list[:20], false, "envelope k8s\\x00, its object going on past what is shown"},
-		{"not an envelope", wire.ContentTypeProtobuf, []byte("{\"kind\":"), true, "starts with \"{\\\"ki\""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := DescribeBody(tt.head, tt.contentType, tt.complete)
-			if !strings.Contains(got, tt.want) || (tt.want == "") != (got == "") {
-				t.Fatalf("got %q, want it to say %q", got, tt.want)
-			}
-		})
 	}
 }

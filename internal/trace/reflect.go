@@ -153,14 +153,19 @@ func (s *store[T]) change(obj T, apply func(T) error) error {
 }
 
 func (s *store[T]) Replace(items []T, rv string) error {
-	s.t.replacing(len(items), rv)
-	auditReplace(s.t, s.Store.List, items, rv)
+	// What the store held, and what replaces it, for the analyses (the gap
+	// audit): read here, outside the Tracer's lock.
+	var relist *Relist
+	if len(s.t.analyses) > 0 {
+		relist = &Relist{Held: versionsOf(s.Store.List()), State: versionsOf(items), To: rv}
+	}
+	s.t.replacing(len(items), rv, relist)
 	err := s.Store.Replace(items, rv)
 	s.t.refused(err)
 	return err
 }
 
-func (t *Tracer) replacing(n int, rv string) {
+func (t *Tracer) replacing(n int, rv string, relist *Relist) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	how := "listed"
@@ -174,8 +179,11 @@ func (t *Tracer) replacing(n int, rv string) {
 			}
 		}
 	}
-	t.emitLocked(Step{Kind: KindDecision, Decision: &Decision{Step: "replace", ResourceVersion: rv, Items: n,
-		Explain: fmt.Sprintf("replace the store's content, in one step, with the %d %s %s at resourceVersion %s", n, plural(n, "object", "objects"), how, rv)}})
+	if relist != nil {
+		relist.From = t.rv // the version the reflector had reached
+	}
+	t.recordLocked(nil, Record{Now: t.clock(), Relist: relist, Step: &Step{Kind: KindDecision, Decision: &Decision{Step: "replace", ResourceVersion: rv, Items: n,
+		Explain: fmt.Sprintf("replace the store's content, in one step, with the %d %s %s at resourceVersion %s", n, plural(n, "object", "objects"), how, rv)}}})
 }
 
 func (t *Tracer) refused(err error) {
@@ -221,6 +229,15 @@ func recordPush[T meta.Object](t *Tracer, items []T, rv string) {
 	slices.Sort(p.Removed)
 	t.pushed = now
 	t.emitLocked(Step{Kind: KindPush, Push: p})
+}
+
+func versionsOf[T meta.Object](items []T) []ObjectVersion {
+	out := make([]ObjectVersion, 0, len(items))
+	for _, o := range items {
+		m := o.Meta()
+		out = append(out, ObjectVersion{Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion})
+	}
+	return out
 }
 
 func key(m *meta.ObjectMeta) string {

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"strconv"
 	"time"
 )
@@ -24,6 +25,12 @@ const (
 	KindBodyEnd  Kind = "body-end" // a response body ended
 	KindPush     Kind = "push"     // the store pushed the whole pod set
 	KindStop     Kind = "stop"     // the trace ended: a summary
+
+	// The kinds that answer the questions people bring to a watch after the
+	// fact, told by the analyses: is it dead or quiet, what was missed while
+	// away.
+	KindStall  Kind = "stall"  // an open watch has been silent past a threshold (package stall)
+	KindMissed Kind = "missed" // a relist shows a change the client never saw (package gap)
 )
 
 // Step is one thing that happened, in the order the trace tells it. Exactly
@@ -88,6 +95,18 @@ type Request struct {
 	Explain string   `json:"explain"`
 	Params  []Param  `json:"params"`
 	Headers []Header `json:"headers,omitempty"`
+}
+
+// Values is the query the request sent, as its Params tell it (a secret
+// parameter's value masked): what an analysis reads of the request.
+func (r *Request) Values() url.Values {
+	q := url.Values{}
+	for _, p := range r.Params {
+		if !p.Absent {
+			q[p.Name] = append(q[p.Name], p.Value)
+		}
+	}
+	return q
 }
 
 // Param is one query parameter and what it asks of the server here. A
@@ -185,8 +204,8 @@ type Event struct {
 	Explain  string `json:"explain"`
 }
 
-// CBORItem is what a trace tells of one item of a CBOR watch
-// (application/cbor-seq) beside its event.
+// CBORItem is what a trace tells of one item of a CBOR watch (a sequence
+// of items, wire.CBOR's watch content type) beside its event.
 type CBORItem struct {
 	// Tag is the tag the item opens with: 55799, self-described CBOR, as
 	// the apiserver writes every event (0: none).
@@ -271,6 +290,71 @@ type Stop struct {
 	// MissedHow counts the missed steps by their How (deleted, skipped,
 	// unseen): the run's gap totals.
 	MissedHow map[string]int `json:"missedHow,omitempty"`
+}
+
+// Stall is an open watch's silence, told once it passes the threshold the
+// run set (package stall), and again each time its verdict grows
+// graver. The silence began at the step's At less SinceByte, and ends with
+// the next read or body-end of the same request; a silence after that is
+// told anew.
+type Stall struct {
+	// SinceByte, SinceEvent and SinceBookmark are the age of the watch's
+	// last body byte, last event and last BOOKMARK; an age is measured from
+	// the response headers when nothing has come yet.
+	SinceByte     time.Duration `json:"-"`
+	SinceEvent    time.Duration `json:"-"`
+	SinceBookmark time.Duration `json:"-"`
+	// Bookmarks is whether the watch asked for bookmarks, Timeout the
+	// timeoutSeconds it sent (0: none).
+	Bookmarks bool          `json:"allowWatchBookmarks"`
+	Timeout   time.Duration `json:"-"`
+	// Verdict is "quiet" (silence the protocol allows), "overdue" (a
+	// bookmark or the timeout's end should have come by now) or "dead".
+	Verdict string `json:"verdict"`
+	Explain string `json:"explain"`
+}
+
+// The verdicts of a stall (Stall.Verdict), mildest first.
+const (
+	VerdictQuiet   = "quiet"
+	VerdictOverdue = "overdue"
+	VerdictDead    = "dead"
+)
+
+// Missed is one change a client did not see as an event, found by comparing
+// what a relist or a resumed watch shows with what the client held.
+type Missed struct {
+	// How is "deleted" (the pod is gone, its DELETED never seen), "skipped"
+	// (its resourceVersion jumped past changes never seen) or "unseen"
+	// (added and gone again while away, known only to a recording or model).
+	How       string `json:"how"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// From is the last resourceVersion the client saw of the pod, To the
+	// first it sees after the gap (empty when it is gone). For an unseen
+	// pod they are its first and last change the ledger knows.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// State is the resourceVersion of the state that shows the gap: the
+	// relist's list or watch list. A deleted pod was gone by then.
+	State   string `json:"state,omitempty"`
+	Explain string `json:"explain"`
+}
+
+// The ways a change can be missed (Missed.How).
+const (
+	MissedDeleted = "deleted"
+	MissedSkipped = "skipped"
+	MissedUnseen  = "unseen"
+)
+
+// Change is one field that a MODIFIED event changed, in the manner of a JSON
+// patch operation: Op is "add", "remove" or "replace", Path a JSON pointer.
+type Change struct {
+	Op    string          `json:"op"`
+	Path  string          `json:"path"`
+	From  json.RawMessage `json:"from,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
 // millis is a duration in JSON: milliseconds with three decimals.

@@ -3,10 +3,10 @@ package trace
 import (
 	"errors"
 	"math"
+	"net"
+	"net/http/httptrace"
 	"sync"
 	"time"
-
-	"github.com/podwatch/podwatch/internal/timing"
 )
 
 // Sink receives the steps of a trace, one at a time and in order, never
@@ -22,24 +22,26 @@ type Options struct {
 	// Clock stamps steps; default time.Now. A fixed clock gives every step
 	// the time 0, which keeps golden files stable.
 	Clock func() time.Time
-	// Proxy says the requests traced are other clients', forwarded by a
-	// proxy: there is no reflector to wait for, so each watch's reads and
-	// events are told as they come, every step names its client (see
-	// WithClient), and what a client's requests reveal of its reflector is
-	// told as a client decision (see clients.go).
-	Proxy bool
-	// StallAfter, when positive, tells a stall step for each open watch
-	// silent for longer (see stall.go), looked at on StallTicks when set
-	// (a test's), else on a ticker of the Tracer's own, stopped by Close.
-	StallAfter time.Duration
-	StallTicks <-chan time.Time
-	// StallClock, when set (and StallTicks not), times the stall check
-	// instead: a guard re-armed on it, which looks at the watches on the
-	// goroutine that moves its time. A replay's virtual clock then judges
-	// a silence at the moment its time passes, the same on every run.
-	StallClock timing.TimerClock
-	// Diff makes each MODIFIED event tell what it changed (Event.Diff).
-	Diff DiffMode
+	// Analyses read the steps as they are recorded and tell verdicts of
+	// their own (see Analysis), in this order; a Runner among them is
+	// started by New and stopped by Close.
+	Analyses []Analysis
+	// Tap, when set, reads the connections of the client the Instrument
+	// configures and tells what crosses them (h2tap.New: HTTP/2 frames).
+	Tap ConnTap
+}
+
+// A ConnTap reads the connections a traced client makes and tells what
+// crosses them through Tell (package h2tap: the frames of HTTP/2). New
+// starts it with its Tracer; the Instrument's Configure wires it in.
+type ConnTap interface {
+	Start(t *Tracer)
+	// WrapConn wraps each connection the client's transport made to
+	// authority, after TLS.
+	WrapConn(authority string, c net.Conn) net.Conn
+	// Request returns the hooks that tie request n to what the tap sees of
+	// it, and done, called once the request has its answer or its error.
+	Request(n int) (trace *httptrace.ClientTrace, done func())
 }
 
 // maxPending bounds the steps one watch may hold back while waiting for the
@@ -50,8 +52,11 @@ const maxPending = 4096
 // Tracer turns what a client does into an ordered trace of Steps and hands
 // them to its sinks. It is fed through an Instrument from four places: its
 // RoundTripper (requests, responses, body reads, watch events found in the
-// bodies), its HTTP/2 tap (frames), the reflector's Observe hook (decisions),
-// and the store wrapper and the push hook (what is applied, what is pushed).
+// bodies), the reflector's Observe hook (decisions), the store wrapper and
+// the push hook (what is applied, what is pushed); and by its ConnTap
+// (frames, through Tell) and its analyses (verdicts, through Record and
+// Judge). Each step goes to the analyses as it is recorded, and to the
+// sinks once it is in its place.
 //
 // Order. A watch body is read on its watcher's goroutine, ahead of the
 // reflector, and how far ahead is a matter of timing. So that a trace tells
@@ -60,7 +65,9 @@ const maxPending = 4096
 // reflector applies each event: the event is told, with the reads that
 // brought it, just before the store takes it. What is left (the reads after
 // the last event, the end of the body) is told when the reflector moves on
-// from the watch. HTTP/2 frames are told as they come.
+// from the watch. A watch of another client's (WithClient: a proxy's) has
+// no reflector of podwatch's to wait for: its steps are told as they come,
+// as HTTP/2 frames are.
 //
 // All methods are safe for concurrent use. After Close, steps are dropped.
 type Tracer struct {
@@ -80,15 +87,13 @@ type Tracer struct {
 
 	rv     string // the last resourceVersion told
 	pushed map[string]string
-	conns  int
 	counts Stop
 
-	proxy   bool
-	clients clientsSeen // with proxy
-	stalls  *stallCheck // the open watches' silences (stall_check.go)
-	diffs   *versions   // with Diff, or Proxy (the gap audit of its clients)
-
-	ledger Ledger // for the gap audit (missed.go)
+	// clients names the client of each request WithClient marked, by
+	// number, for the steps of theirs that come later (HTTP/2 frames).
+	clients  map[int]string
+	analyses []Analysis
+	tap      ConnTap
 }
 
 // New returns a Tracer writing to opts.Sinks. The caller must Close it.
@@ -98,8 +103,15 @@ func New(opts Options) *Tracer {
 		clock = time.Now
 	}
 	t := &Tracer{clock: clock, start: clock(), sinks: opts.Sinks, failed: make([]bool, len(opts.Sinks)),
-		proxy: opts.Proxy, diffs: newVersions(opts.Diff, opts.Proxy), clients: clientsSeen{byReq: map[int]string{}, paths: map[string]*clientPath{}}}
-	t.stalls = t.startStalls(opts)
+		analyses: opts.Analyses, tap: opts.Tap, clients: map[int]string{}}
+	if t.tap != nil {
+		t.tap.Start(t)
+	}
+	for _, a := range t.analyses {
+		if r, ok := a.(Runner); ok {
+			r.Start(t)
+		}
+	}
 	return t
 }
 
@@ -110,10 +122,16 @@ func (t *Tracer) Begin(server, watching string) {
 	t.emitLocked(Step{Kind: KindStart, Start: &Start{Server: server, Watching: watching}})
 }
 
-// Close tells whatever is still held back and a summary, closes the sinks
-// (an HTML sink writes its page now) and returns the first sink failure.
+// Close stops the analyses' clocks, tells whatever is still held back and a
+// summary, closes the sinks (the HTML page is written now) and returns the
+// first sink failure.
 func (t *Tracer) Close() error {
-	t.stalls.stop()
+	// A runner's check in progress takes the lock: it is stopped first.
+	for _, a := range t.analyses {
+		if r, ok := a.(Runner); ok {
+			r.Stop()
+		}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -145,19 +163,28 @@ func (t *Tracer) Err() error {
 
 func (t *Tracer) sinceLocked() time.Duration { return t.clock().Sub(t.start) }
 
-// emitLocked stamps s with the time now and tells it.
+// Tell records steps that happen now and tells them at once, in order:
+// what is told as it comes, such as a tapped connection and its frames (a
+// frame's Req names the request it is of, and so its client). A ConnTap
+// tells through it.
+func (t *Tracer) Tell(steps ...Step) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.clock()
+	for i := range steps {
+		t.recordLocked(nil, Record{Step: &steps[i], Now: now})
+	}
+}
+
+// emitLocked records s, of no request held back, as happening now.
 func (t *Tracer) emitLocked(s Step) {
-	s.At = t.sinceLocked()
-	t.tellLocked(s)
+	t.recordLocked(nil, Record{Step: &s, Now: t.clock()})
 }
 
 // tellLocked hands s, already stamped, to every sink that has not failed.
 func (t *Tracer) tellLocked(s Step) {
 	if t.closed {
 		return
-	}
-	if s.Client == "" && s.Req != 0 {
-		s.Client = t.clients.byReq[s.Req]
 	}
 	t.count(s)
 	for i, sink := range t.sinks {
@@ -185,6 +212,10 @@ func (t *Tracer) count(s Step) {
 		t.counts.Stalls++
 	case KindMissed:
 		t.counts.Missed++
+		if t.counts.MissedHow == nil {
+			t.counts.MissedHow = map[string]int{}
+		}
+		t.counts.MissedHow[s.Missed.How]++
 	case KindDecision:
 		switch s.Decision.Step {
 		case "relist":
@@ -195,9 +226,9 @@ func (t *Tracer) count(s Step) {
 	}
 }
 
-// holdLocked tells s now, or keeps it for later when its request is held.
+// holdLocked tells s, already stamped, now, or keeps it for later when its
+// request is held.
 func (t *Tracer) holdLocked(r *reqState, s Step) {
-	s.At = t.sinceLocked()
 	if r == nil || !r.held {
 		t.tellLocked(s)
 		return

@@ -35,15 +35,12 @@ type reqState struct {
 	// then fails because of the close.
 	closing bool
 
-	// client and path are a proxied request's client and the collection
-	// it asks for (see clients.go); rv is the newest resourceVersion its
-	// events carried.
-	client, path, rv string
-	// relist: the client relists with r (clients.go).
-	relist bool
+	// client is a proxied request's (WithClient).
+	client string
 
-	stall   stallState // a watch's silence (stall_check.go)
-	held    bool       // a watch's steps wait for the reflector
+	// req is the request as it was told, for the analyses' records.
+	req     *Request
+	held    bool // a watch's steps wait for the reflector
 	pending []Step
 	initial bool // a watch list whose initial events are not yet applied
 
@@ -55,8 +52,6 @@ type reqState struct {
 	// envelope once it has all come.
 	format wire.Format
 	list   []byte
-	// diff is what the trace's diffs need of the request (nil without).
-	diff *reqDiff
 }
 
 // transport wraps next so that every request, its response and each read of
@@ -75,10 +70,14 @@ type roundTripper struct {
 func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	t := rt.t
 	r := t.sent(req)
-	tie := &streamTie{n: r.n}
-	ctx := httptrace.WithClientTrace(req.Context(), tie.clientTrace())
-	resp, err := rt.next.RoundTrip(req.WithContext(ctx))
-	tie.done()
+	done := func() {}
+	if t.tap != nil {
+		var hooks *httptrace.ClientTrace
+		hooks, done = t.tap.Request(r.n)
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), hooks))
+	}
+	resp, err := rt.next.RoundTrip(req)
+	done()
 	t.answered(r, resp, err)
 	// An upgraded connection's body is the connection itself (kubectl exec
 	// through a proxy): whoever upgraded must get it as it is, writable.
@@ -96,17 +95,11 @@ func (t *Tracer) sent(req *http.Request) *reqState {
 	t.nextReq++
 	q := req.URL.Query()
 	r := &reqState{n: t.nextReq, typ: requestType(req.URL.Path, q), sent: t.clock()}
-	r.stall.Silence = NewSilence(q)
-	if client := clientOf(req.Context()); client != "" {
-		r.client, r.path = client, collectionPath(req.URL.Path)
-		t.clients.byReq[r.n] = client
-		// A proxy runs for long: the client of a request long over is
-		// forgotten (a late HTTP/2 frame of it then names no client).
-		delete(t.clients.byReq, r.n-maxClientReqs)
-		t.revealLocked(r, q)
+	if r.client = clientOf(req.Context()); r.client != "" {
+		t.clients[r.n] = r.client
+		delete(t.clients, r.n-maxClientReqs)
 	}
-	t.diffSentLocked(r, req.URL.Path, q)
-	t.emitLocked(Step{Kind: KindRequest, Req: r.n, Request: &Request{
+	r.req = &Request{
 		Method:  req.Method,
 		Path:    req.URL.Path,
 		Query:   mask.Query(req.URL.RawQuery),
@@ -114,7 +107,8 @@ func (t *Tracer) sent(req *http.Request) *reqState {
 		Explain: explainRequest(r.typ, asksProtobuf(req.Header)),
 		Params:  explainParams(r.typ, q),
 		Headers: shownHeaders(req.Header),
-	}})
+	}
+	t.recordLocked(r, Record{Step: &Step{Kind: KindRequest, Req: r.n, Request: r.req}, Now: r.sent})
 	return r
 }
 
@@ -146,15 +140,14 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 		if errors.Is(err, context.Canceled) {
 			explain = "no answer: the client gave the request up (its context ended) first"
 		}
-		t.emitLocked(Step{Kind: KindResponse, Req: r.n, Response: &Response{
+		t.recordLocked(r, Record{Now: now, Step: &Step{Kind: KindResponse, Req: r.n, Response: &Response{
 			Wait: now.Sub(r.sent), Error: oneLine(err.Error()), ContentLength: -1, Explain: explain,
-		}})
-		t.failedLocked(r)
+		}}})
 		return
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
 	r.format, _ = wire.ParseContentType(resp.Header.Get("Content-Type"))
-	t.emitLocked(Step{Kind: KindResponse, Req: r.n, Response: &Response{
+	t.recordLocked(r, Record{Now: now, Step: &Step{Kind: KindResponse, Req: r.n, Response: &Response{
 		Status:           resp.StatusCode,
 		StatusText:       resp.Status,
 		Proto:            resp.Proto,
@@ -164,14 +157,10 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 		RetryAfter:       resp.Header.Get("Retry-After"),
 		Wait:             now.Sub(r.sent),
 		Explain:          explainResponse(r.typ, resp),
-	}})
-	if !ok {
-		t.failedLocked(r)
-	}
-	t.diffAnsweredLocked(r, resp.Header.Get("Content-Type"), ok)
+	}}})
 	switch {
-	case ok && (r.typ == "watch" || r.typ == "watch-list") && t.proxy:
-		// Told as they come: no reflector to wait for.
+	case ok && (r.typ == "watch" || r.typ == "watch-list") && r.client != "":
+		// Another client's: told as they come, with no reflector to wait for.
 		r.events = newFramer(r.format)
 	case ok && (r.typ == "watch" || r.typ == "watch-list"):
 		r.held = true
@@ -183,9 +172,6 @@ func (t *Tracer) answered(r *reqState, resp *http.Response, err error) {
 		r.status = []byte{}
 	case r.format == wire.Protobuf:
 		r.list = []byte{}
-	}
-	if r.events != nil {
-		t.openedLocked(r, now)
 	}
 }
 
@@ -217,18 +203,14 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 	}
 	now := t.clock()
 	if len(data) > 0 {
-		t.holdLocked(r, Step{Kind: KindRead, Req: r.n, Read: &Read{Bytes: len(data), Offset: r.bytes, Since: now.Sub(r.last)}})
+		t.recordLocked(r, Record{Now: now, Body: data,
+			Step: &Step{Kind: KindRead, Req: r.n, Read: &Read{Bytes: len(data), Offset: r.bytes, Since: now.Sub(r.last)}}})
 		r.last = now
 		if r.events != nil {
 			t.counts.WatchBytes += int64(len(data))
-			r.stall.Byte(now)
-			r.events.feed(data, r.bytes, func(e *Event) {
+			r.events.feed(data, r.bytes, func(e *Event, object []byte) {
 				r.lastEvent = e.Type
-				r.stallEvent(now, e)
-				t.sawEventLocked(r, e)
-				t.diffEventLocked(r, e, r.events.object)
-				t.holdLocked(r, Step{Kind: KindEvent, Req: r.n, Event: e})
-				t.gapEventLocked(r, e)
+				t.recordLocked(r, Record{Now: now, Object: object, Step: &Step{Kind: KindEvent, Req: r.n, Event: e}})
 			})
 		}
 		if r.status != nil && len(r.status) < statusBodyLimit {
@@ -241,7 +223,6 @@ func (t *Tracer) read(r *reqState, data []byte, err error) {
 				r.list = append(r.list, data...)
 			}
 		}
-		t.diffReadLocked(r, data)
 		r.bytes += int64(len(data))
 		r.reads++
 	}
@@ -279,11 +260,8 @@ func (t *Tracer) bodyClosed(r *reqState) {
 
 func (t *Tracer) endLocked(r *reqState, how, msg string) {
 	r.ended = true
-	delete(t.stalls.open, r.n)
-	if how == "error" {
-		t.failedLocked(r)
-	}
-	e := &BodyEnd{How: how, Error: oneLine(msg), Bytes: r.bytes, Reads: r.reads, Duration: t.clock().Sub(r.sent)}
+	now := t.clock()
+	e := &BodyEnd{How: how, Error: oneLine(msg), Bytes: r.bytes, Reads: r.reads, Duration: now.Sub(r.sent)}
 	switch {
 	case r.status != nil:
 		e.Status = statusIn(r.format, r.status)
@@ -294,7 +272,7 @@ func (t *Tracer) endLocked(r *reqState, how, msg string) {
 		}
 	}
 	if r.list != nil && how == "eof" {
-		env, err := readEnvelope(r.list)
+		env, err := ReadEnvelope(r.list)
 		e.Envelope = env
 		if err != nil {
 			e.Error = joinErr(e.Error, oneLine(err.Error()))
@@ -302,8 +280,7 @@ func (t *Tracer) endLocked(r *reqState, how, msg string) {
 	}
 	r.list = nil
 	e.Explain = explainEnd(r.typ, e)
-	t.holdLocked(r, Step{Kind: KindBodyEnd, Req: r.n, BodyEnd: e})
-	t.diffEndLocked(r, how) // after the end: a relist's gap audit follows it
+	t.recordLocked(r, Record{Now: now, Step: &Step{Kind: KindBodyEnd, Req: r.n, BodyEnd: e}})
 }
 
 // shown are the request headers a trace shows: what changes the answer.

@@ -3,13 +3,13 @@ package base
 import (
 	"fmt"
 
-	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/versions"
 )
 
 // DiffFlag is --diff: alone it asks for each MODIFIED event's changes
 // without metadata.managedFields and metadata.resourceVersion, --diff=all
 // with them, --diff=false (the default) for none.
-type DiffFlag struct{ Mode trace.DiffMode }
+type DiffFlag struct{ Mode versions.DiffMode }
 
 func (f *DiffFlag) register(c *Command) {
 	c.Flags.Var(f, "diff", "with a trace or -o json, show what each MODIFIED event changed, as JSON patch operations, without metadata.managedFields and metadata.resourceVersion (--diff=all: with them)")
@@ -22,9 +22,9 @@ func (f *DiffFlag) String() string {
 		return "false"
 	}
 	switch f.Mode {
-	case trace.DiffFields:
+	case versions.DiffFields:
 		return "true"
-	case trace.DiffAll:
+	case versions.DiffAll:
 		return "all"
 	}
 	return "false"
@@ -33,11 +33,11 @@ func (f *DiffFlag) String() string {
 func (f *DiffFlag) Set(s string) error {
 	switch s {
 	case "true", "fields":
-		f.Mode = trace.DiffFields
+		f.Mode = versions.DiffFields
 	case "all":
-		f.Mode = trace.DiffAll
+		f.Mode = versions.DiffAll
 	case "false":
-		f.Mode = trace.DiffOff
+		f.Mode = versions.DiffOff
 	default:
 		return fmt.Errorf("want --diff, --diff=all or --diff=false")
 	}
@@ -45,4 +45,4 @@ func (f *DiffFlag) Set(s string) error {
 }
 
 // On says whether --diff asks for changes.
-func (f *DiffFlag) On() bool { return f.Mode != trace.DiffOff }
+func (f *DiffFlag) On() bool { return f.Mode != versions.DiffOff }

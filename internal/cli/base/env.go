@@ -10,7 +10,7 @@ import (
 
 	"github.com/podwatch/podwatch/internal/term"
 	"github.com/podwatch/podwatch/internal/timing"
-	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/text"
 )
 
 // Exit statuses.
@@ -100,11 +100,11 @@ func (e Env) StderrWidth() int {
 	return 0
 }
 
-// Fold lays out text, after head, in lines of at most width columns (0:
+// Fold lays out msg, after head, in lines of at most width columns (0:
 // one line) broken at spaces as the text trace's are, and joins them with
 // newlines; a line on a terminal then never breaks inside a word.
-func Fold(head, text string, width int) string {
-	return strings.Join(trace.WrapLine(head, text, width), "\n")
+func Fold(head, msg string, width int) string {
+	return strings.Join(text.WrapLine(head, msg, width), "\n")
 }
 
 // OneLine keeps an error to the one line the command promises.

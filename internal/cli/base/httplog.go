@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/podwatch/podwatch/internal/mask"
-	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/text"
 	"github.com/podwatch/podwatch/rest/wire"
 )
 
@@ -179,7 +179,7 @@ func binaryBody(data []byte, limit int, contentType string, complete bool) strin
 		shown, cut = data[:limit], ", cut short"
 	}
 	head := fmt.Sprintf(" (%s, %d bytes shown in hex%s)", contentType, len(shown), cut)
-	if what := trace.DescribeBody(data, contentType, complete); what != "" {
+	if what := text.DescribeBody(data, contentType, complete); what != "" {
 		head += ": " + what
 	}
 	return head + "\n" + strings.TrimSuffix(indent(hex.Dump(shown), "    "), "\n    ")

@@ -10,6 +10,13 @@ import (
 
 	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/clients"
+	"github.com/podwatch/podwatch/internal/trace/gap"
+	"github.com/podwatch/podwatch/internal/trace/h2tap"
+	"github.com/podwatch/podwatch/internal/trace/page"
+	"github.com/podwatch/podwatch/internal/trace/stall"
+	"github.com/podwatch/podwatch/internal/trace/text"
+	"github.com/podwatch/podwatch/internal/trace/versions"
 )
 
 // TraceFlags are the flags of the protocol trace (internal/trace).
@@ -23,22 +30,26 @@ type TraceFlags struct {
 	file       string
 	format     string
 	html       string
-	// Proxy makes the trace a proxy's (trace.Options.Proxy).
+	// Proxy makes the trace a proxy's: it tells what its clients' requests
+	// reveal (package clients), and audits their relists.
 	Proxy bool
 	// StallAfter is how long a watch may be silent before the trace and
-	// the progress line tell it (trace.Options.StallAfter).
+	// the progress line tell it (stall.Options.After).
 	StallAfter time.Duration
 	// Run is what the HTML page records of the run (its Date is set when
 	// the trace opens).
-	Run trace.Run
+	Run page.Run
 	// Clock stamps the steps (trace.Options.Clock): a replay's own clock;
 	// nil is Env.Now.
 	Clock func() time.Time
-	// StallClock times the stall check (trace.Options.StallClock): a
+	// StallClock times the stall check (stall.Options.Clock): a
 	// replay's own clock; nil is a ticker on the wall clock.
 	StallClock timing.TimerClock
-	// Diff is --diff (trace.Options.Diff; watch's -o json too).
+	// Diff is --diff (versions.Options.Diff; watch's -o json too).
 	Diff DiffFlag
+	// Ledger, when set, tells the gap audit what a replay's recording
+	// knows (gap.New).
+	Ledger gap.Ledger
 }
 
 // Register defines the trace flags on c, --stall-after and --diff included.
@@ -51,7 +62,7 @@ func (f *TraceFlags) Register(c *Command) {
 	fs.StringVar(&f.file, "trace-file", "", "write the trace to this `file` instead of stderr (implies --trace)")
 	fs.StringVar(&f.format, "trace-format", "text", "trace `format`: text (coloured on a terminal) or json (one object per line, schema in docs/TRACE.md)")
 	fs.StringVar(&f.html, "trace-html", "", "when the command ends, write a self-contained HTML page with a timeline of the run (pan and zoom) and what was run to this `file`")
-	fs.DurationVar(&f.StallAfter, "stall-after", trace.DefaultStallAfter, "tell a watch silent for this `duration` (no byte) in the trace and the progress line, with a verdict: quiet, overdue (a bookmark should have come) or dead (past its timeoutSeconds); 0 turns it off")
+	fs.DurationVar(&f.StallAfter, "stall-after", stall.DefaultAfter, "tell a watch silent for this `duration` (no byte) in the trace and the progress line, with a verdict: quiet, overdue (a bookmark should have come) or dead (past its timeoutSeconds); 0 turns it off")
 	f.Diff.register(c)
 }
 
@@ -137,21 +148,41 @@ func (f *TraceFlags) Open(e Env, log *Logger) (*trace.Tracer, func() error, erro
 		}
 		run := f.Run
 		run.Date = e.Now()
-		sinks = append(sinks, trace.HTMLRun(fl, run))
+		sinks = append(sinks, page.New(fl, run))
 	}
 	clock := e.Now
 	if f.Clock != nil {
 		clock = f.Clock
 	}
-	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Proxy: f.Proxy, StallAfter: f.StallAfter, StallClock: f.StallClock, Diff: f.Diff.Mode})
+	tr := trace.New(trace.Options{Sinks: sinks, Clock: clock, Analyses: f.analyses(), Tap: h2tap.New()})
 	return tr, func() error { return errors.Join(tr.Close(), closeFiles()) }, nil
+}
+
+// analyses are what the trace adds to the steps it records: a proxy's
+// clients' decisions, the version diffs (--diff, and a proxy's record of
+// what each client was sent, which reads those decisions), the gap audit,
+// the stall check.
+func (f *TraceFlags) analyses() []trace.Analysis {
+	audit := gap.New(f.Ledger)
+	var as []trace.Analysis
+	if f.Proxy {
+		as = append(as, clients.New())
+	}
+	if f.Proxy || f.Diff.On() {
+		as = append(as, versions.New(versions.Options{Diff: f.Diff.Mode, Relisted: audit.Relisted}))
+	}
+	as = append(as, audit)
+	if f.StallAfter > 0 {
+		as = append(as, stall.New(stall.Options{After: f.StallAfter, Clock: f.StallClock}))
+	}
+	return as
 }
 
 func (f *TraceFlags) sink(w interface{ Write([]byte) (int, error) }, color bool, width int) trace.Sink {
 	if f.format == "json" {
 		return trace.JSON(w)
 	}
-	return trace.TextWith(w, trace.TextOptions{Color: color, Width: width, ExplainOnce: !f.full})
+	return text.New(w, text.Options{Color: color, Width: width, ExplainOnce: !f.full})
 }
 
 // minTraceWidth is the narrowest --trace-width: the time and tag take 25

@@ -10,6 +10,7 @@ import (
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/podconfig"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/versions"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
@@ -20,14 +21,14 @@ import (
 // each pod, by source, as the line printed it. A pod is dropped when it is
 // removed (or DELETED), and a source's SET replaces all of the source's.
 type printDiffs struct {
-	mode trace.DiffMode
+	mode versions.DiffMode
 
 	mu       sync.Mutex
 	bySource map[string]map[string][]byte // source -> namespace/name -> JSON
 }
 
-func newPrintDiffs(mode trace.DiffMode) *printDiffs {
-	if mode == trace.DiffOff {
+func newPrintDiffs(mode versions.DiffMode) *printDiffs {
+	if mode == versions.DiffOff {
 		return nil
 	}
 	return &printDiffs{mode: mode, bySource: map[string]map[string][]byte{}}
@@ -69,7 +70,7 @@ func (d *printDiffs) update(rec []byte, u podconfig.PodUpdate) ([]byte, error) {
 			return nil, fmt.Errorf("encode pod %s: %w", k, err)
 		}
 		if prev, ok := pods[k]; ok && (modifies(u.Op) || u.Op == podconfig.SET) {
-			changes, err := trace.DiffJSON(prev, js, d.mode)
+			changes, err := versions.DiffJSON(prev, js, d.mode)
 			if err != nil {
 				return nil, fmt.Errorf("diff pod %s: %w", k, err)
 			}
@@ -121,7 +122,7 @@ func (d *printDiffs) event(ev watch.Event[*api.Pod]) ([]byte, error) {
 	if ev.Type != watch.Modified || !ok {
 		return ev.Raw, nil
 	}
-	changes, err := trace.DiffJSON(prev, raw.Object, d.mode)
+	changes, err := versions.DiffJSON(prev, raw.Object, d.mode)
 	if err != nil {
 		return nil, fmt.Errorf("diff event of %s: %w", k, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/podwatch/podwatch/cache"
 	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/stall"
 	"github.com/podwatch/podwatch/watch"
 )
 
@@ -51,7 +52,7 @@ type progress struct {
 	// and bookmarked say whether an event and a bookmark came on it.
 	watching            bool
 	rv                  string
-	watch               *trace.Silence
+	watch               *stall.Silence
 	gen                 int
 	evented, bookmarked bool
 	// idle is the line between lists and watches.
@@ -166,7 +167,7 @@ func (p *progress) read(n int) {
 func (p *progress) watchOpened(q url.Values) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := trace.NewSilence(q)
+	s := stall.NewSilence(q)
 	s.Opened(p.now())
 	p.watch = &s
 	p.evented, p.bookmarked = false, false

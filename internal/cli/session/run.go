@@ -12,6 +12,7 @@ import (
 	"github.com/podwatch/podwatch/internal/podconfig/source"
 	"github.com/podwatch/podwatch/internal/timing"
 	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/gap"
 	"github.com/podwatch/podwatch/rest"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/rest/meta"
@@ -27,7 +28,7 @@ type Extras struct {
 	Played  <-chan struct{}
 	Misses  func() []string
 	// Ledger tells the trace's gap audit what a replay's recording knows.
-	Ledger trace.Ledger
+	Ledger gap.Ledger
 	// Clock is the replay's (nil: the wall clock): the reflector's waits
 	// and the trace's timestamps run on it, as the client's (resthook's Clock).
 	Clock timing.Clock
@@ -45,11 +46,11 @@ func Run(ctx context.Context, e base.Env, f *Flags, p Plan, cfg rest.Config, x E
 		// the replay's time passes, not the wall clock's.
 		f.Trace.StallClock, _ = x.Clock.(timing.TimerClock)
 	}
+	f.Trace.Ledger = x.Ledger
 	tr, closeTrace, err := f.Trace.Open(e, log)
 	if err != nil {
 		return err
 	}
-	tr.SetLedger(x.Ledger)
 	// Told after every goroutine of the session has returned: the trace is
 	// complete then.
 	defer func() { err = errors.Join(err, closeTrace()) }()

@@ -2,7 +2,7 @@ package watchcmd
 
 import (
 	"github.com/podwatch/podwatch/internal/fixture"
-	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/gap"
 )
 
 // recordingLedger gives a replay's trace the recording's every event, so
@@ -12,11 +12,11 @@ type recordingLedger struct{ srv *fixture.Server }
 
 func (recordingLedger) Source() string { return "recording" }
 
-func (l recordingLedger) Between(from, to string) []trace.LedgerEntry {
+func (l recordingLedger) Between(from, to string) []gap.LedgerEntry {
 	evs := l.srv.Between(from, to)
-	out := make([]trace.LedgerEntry, 0, len(evs))
+	out := make([]gap.LedgerEntry, 0, len(evs))
 	for _, e := range evs {
-		out = append(out, trace.LedgerEntry{Type: e.Type, Namespace: e.Namespace, Name: e.Name, ResourceVersion: e.ResourceVersion})
+		out = append(out, gap.LedgerEntry{Type: e.Type, Namespace: e.Namespace, Name: e.Name, ResourceVersion: e.ResourceVersion})
 	}
 	return out
 }

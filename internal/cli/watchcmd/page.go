@@ -3,13 +3,13 @@ package watchcmd
 import (
 	"github.com/podwatch/podwatch/internal/cli/session"
 	"github.com/podwatch/podwatch/internal/fault"
-	"github.com/podwatch/podwatch/internal/trace"
+	"github.com/podwatch/podwatch/internal/trace/page"
 )
 
 // replayRun is what a replay's page records: the fixture, and each fault
 // as the plan reads it (those of a --faults file included).
-func replayRun(f *session.Flags) trace.Run {
-	run := trace.Run{Fixture: f.Replay}
+func replayRun(f *session.Flags) page.Run {
+	run := page.Run{Fixture: f.Replay}
 	if f.Faults.File != "" {
 		faults, err := fault.LoadScenario(f.Faults.File)
 		if err == nil { // Faults.Plan has read it already, and failed the run if it could not

@@ -1,7 +1,0 @@
-package trace
-
-import "encoding/pem"
-
-func certPEM(der []byte) []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-}
