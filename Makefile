@@ -25,9 +25,14 @@ test: chromium # the browser test's (mk/chromium.mk)
 unit:
 	$(GO) test -short $(PKGS)
 
+# gofmt, go vet, and the rules of the code no compiler keeps (internal/rules:
+# one file spells the protobuf and CBOR media types, the reader's packages
+# import none of podwatch's, no package over 3,500 lines, no CBOR library
+# under the public packages).
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) run ./internal/rules/cmd/rules
 
 # A short run of every fuzz target (FUZZTIME each). A crasher is saved under
 # the package's testdata/fuzz, where it stays as a regression case.

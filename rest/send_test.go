@@ -226,7 +226,7 @@ func TestStatusErrors(t *testing.T) {
 func checkPredicates(t *testing.T, err error, want map[string]bool) {
 	t.Helper()
 	for name, pred := range map[string]func(error) bool{
-		"IsGone": IsGone,
+		"IsGone":     IsGone,
 		"IsNotFound": IsNotFound, "IsForbidden": IsForbidden, "IsUnauthorized": IsUnauthorized,
 	} {
 		if got := pred(err); got != want[name] {

@@ -56,3 +56,15 @@ func TestImports(t *testing.T) {
 		t.Errorf("imports (-want +got):\n%s", d)
 	}
 }
+
+// The module keeps its rules (make lint checks them too; a test makes a
+// broken rule fail make test's package run as well).
+func TestModuleKeepsTheRules(t *testing.T) {
+	vs, err := Check("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		t.Error(v)
+	}
+}

@@ -50,7 +50,6 @@ func (u *Unknown) ParseEnvelope(b []byte, base int64) error {
 	return u.parse(b[len(Magic):], base+int64(len(Magic)))
 }
 
-
 func (u *Unknown) parse(b []byte, base int64) error {
 	var buf [6]occ
 	fields, err := scanFields(buf[:0], b, base)
