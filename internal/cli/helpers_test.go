@@ -16,6 +16,18 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// textRows are the cells of the lines of watch's text output, the header
+// left out: lines laid out by different widths compare equal.
+func textRows(out string) [][]string {
+	var rows [][]string
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && f[0] != "OP" && f[0] != "EVENT" {
+			rows = append(rows, f)
+		}
+	}
+	return rows
+}
+
 func testEnv(stdout, stderr *clitest.SyncBuffer) Env {
 	return Env{
 		Stdout:           stdout,

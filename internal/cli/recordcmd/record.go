@@ -26,6 +26,9 @@ keeps the CBOR as it came (lists and Status answers as one item, watches as
 items one after another), the same way. Either replays to JSON, protobuf
 and CBOR clients alike.
 
+It prints what watch prints (see 'podwatch watch --help': the text table,
+-o json, --events).
+
 Replay the result with 'podwatch watch --replay DIR' or 'podwatch serve DIR'.
 `
 

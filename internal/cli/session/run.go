@@ -78,11 +78,22 @@ func Run(ctx context.Context, e base.Env, f *Flags, p Plan, cfg rest.Config, x E
 	}
 	s := &session{
 		env: e, flags: f, plan: p, log: log, host: client.Host(), prog: prog, monitor: x.Monitor, trace: in, clock: x.Clock,
-		out: newPrinter(e.Stdout, f.output), closing: &closingSteps{Instrument: in},
+		closing: &closingSteps{Instrument: in},
 	}
+	text := textOptions{noHeaders: f.noHeaders}
+	if f.timestamps {
+		// The replay's clock when replaying, as the trace's: a line and the
+		// trace's steps then tell the same time.
+		text.stamp = e.Now
+		if x.Clock != nil {
+			text.stamp = x.Clock.Now
+		}
+	}
+	stdout := e.Stdout
 	if prog != nil {
-		s.out = newPrinter(log.Stdout(e.Stdout), f.output) // stdout may share the progress line's terminal
+		stdout = log.Stdout(e.Stdout) // stdout may share the progress line's terminal
 	}
+	s.out = newPrinter(stdout, f.output, f.events, text)
 	if f.output == "json" {
 		s.out.diffs = newPrintDiffs(f.Trace.Diff.Mode)
 	}
