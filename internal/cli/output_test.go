@@ -54,6 +54,38 @@ func TestTextOutputFlags(t *testing.T) {
 	}
 }
 
+// A run whose trace is not on stderr ends with one line there on what it
+// holds, the trace's counts included (relists, backoffs, the changes its
+// relists show it missed), then where its trace's files went; a trace on
+// stderr ends with its own summary instead.
+func TestClosingLine(t *testing.T) {
+	clitest.Isolate(t)
+	const quiet = "podwatch: holding 2 pods at resourceVersion 230; 1 relist, 2 backoffs, no change missed\n"
+	file := filepath.Join(t.TempDir(), "trace.txt")
+	for _, tc := range []struct {
+		name string
+		args []string
+		end  string // stderr's last lines
+	}{
+		{"updates", nil, quiet},
+		{"events", []string{"--events"}, quiet},
+		{"missed", []string{"--fault", gapFault},
+			"podwatch: holding 2 pods at resourceVersion 230; 1 relist, 1 backoff, 2 changes missed across relists (1 skipped, 1 unseen): --trace tells which\n"},
+		{"trace in a file", []string{"--trace-file", file}, quiet + "podwatch: wrote the trace to " + file + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mustRun(t, append([]string{"watch", "--replay", fixturePath("lifecycle"), "--speed", "0"}, tc.args...)...)
+			if !strings.HasSuffix(r.stderr, tc.end) || strings.Count(r.stderr, "podwatch: holding") != 1 {
+				t.Fatalf("stderr:\n%s\nwant it to end with:\n%s", r.stderr, tc.end)
+			}
+		})
+	}
+	r := mustRun(t, "watch", "--replay", fixturePath("lifecycle"), "--speed", "0", "--trace")
+	if strings.Contains(r.stderr, "podwatch: holding") || !strings.Contains(traceTail(r.stderr), "trace         end after") {
+		t.Fatalf("with --trace, stderr ends:\n%s\nwant the trace's summary alone", traceTail(r.stderr))
+	}
+}
+
 // podwatch watch --help says what each operation of the text output means,
 // DELETE's two lines for one graceful delete included, and names the
 // columns and the text output's flags.

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/podwatch/podwatch/internal/podconfig"
+	"github.com/podwatch/podwatch/internal/trace"
 	"github.com/podwatch/podwatch/rest/api"
 	"github.com/podwatch/podwatch/watch"
 )
@@ -131,3 +132,74 @@ func TestTextPrinterEvents(t *testing.T) {
 type errNotStatus string
 
 func (e errNotStatus) Error() string { return string(e) }
+
+// holds checks what h holds: its pods and resourceVersion.
+func holds(t *testing.T, h *holding, when, pods, rv string) {
+	t.Helper()
+	if gotPods, gotRV := h.text(); gotPods != pods || gotRV != rv {
+		t.Fatalf("%s: holding %q at %q, want %q at %q", when, gotPods, gotRV, pods, rv)
+	}
+}
+
+// What a run holds follows the pod config's updates: ADD and the changes
+// add or keep a pod, REMOVE drops it, a SET (the snapshot modes) is every
+// source's pods, each by the source the pod config marked it with.
+func TestHolding(t *testing.T) {
+	pod := func(src, name string) *api.Pod {
+		p := textPod("ns", name, "Running", "1", false)
+		p.Metadata.Annotations = map[string]string{podconfig.SourceAnnotation: src}
+		return p
+	}
+	var h holding
+	h.apply(podconfig.PodUpdate{Op: podconfig.ADD, Source: "api", Pods: []*api.Pod{pod("api", "a"), pod("api", "b")}})
+	h.apply(podconfig.PodUpdate{Op: podconfig.ADD, Source: "file", Pods: []*api.Pod{pod("file", "s")}})
+	h.apply(podconfig.PodUpdate{Op: podconfig.RECONCILE, Source: "api", Pods: []*api.Pod{pod("api", "a")}})
+	h.at("12")
+	holds(t, &h, "after the ADDs", "3 pods (2 api, 1 file)", "12")
+	h.apply(podconfig.PodUpdate{Op: podconfig.REMOVE, Source: "api", Pods: []*api.Pod{pod("api", "b")}})
+	h.apply(podconfig.PodUpdate{Op: podconfig.REMOVE, Source: "file", Pods: []*api.Pod{pod("file", "s")}})
+	holds(t, &h, "after the REMOVEs", "1 pod", "12")
+	h.apply(podconfig.PodUpdate{Op: podconfig.SET, Source: "file", Pods: []*api.Pod{pod("api", "c"), pod("file", "s")}})
+	holds(t, &h, "after a SET", "2 pods (1 api, 1 file)", "12")
+}
+
+// With --events, what a run holds follows the lists (a first page replaces,
+// a later one adds), a watch from scratch (which brings every pod again)
+// and the events printed, and so does its resourceVersion.
+func TestHoldingEvents(t *testing.T) {
+	pod := func(name, rv string) *api.Pod { return textPod("ns", name, "Running", rv, false) }
+	var h holding
+	h.listed([]*api.Pod{pod("a", "3"), pod("b", "4")}, "5", true)
+	h.listed([]*api.Pod{pod("c", "5")}, "5", false)
+	h.event(watch.Event[*api.Pod]{Type: watch.Deleted, Object: pod("b", "6")})
+	holds(t, &h, "after the lists and a DELETED", "2 pods", "6")
+	bookmark := &api.Pod{}
+	bookmark.Metadata.ResourceVersion = "7"
+	h.event(watch.Event[*api.Pod]{Type: watch.Bookmark, Object: bookmark})
+	holds(t, &h, "after a bookmark", "2 pods", "7")
+	h.listed([]*api.Pod{pod("a", "3")}, "8", true)
+	holds(t, &h, "after a relist", "1 pod", "8")
+	h.forget()
+	h.event(watch.Event[*api.Pod]{Type: watch.Added, Object: pod("d", "9")})
+	h.event(watch.Event[*api.Pod]{Type: watch.Modified, Object: pod("d", "10")})
+	holds(t, &h, "after a watch from scratch", "1 pod", "10")
+}
+
+func TestClosingLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, pods, rv string
+		stop           *trace.Stop
+		want           string
+	}{
+		{"quiet", "2 pods", "230", &trace.Stop{}, "holding 2 pods at resourceVersion 230; 0 relists, 0 backoffs, no change missed"},
+		{"never synced", "0 pods", "", &trace.Stop{Backoffs: 1}, "holding 0 pods; 0 relists, 1 backoff, no change missed"},
+		{"missed", "1 pod", "9", &trace.Stop{Relists: 1, Backoffs: 2, Missed: 3, MissedHow: map[string]int{trace.MissedDeleted: 1, trace.MissedUnseen: 2}},
+			"holding 1 pod at resourceVersion 9; 1 relist, 2 backoffs, 3 changes missed across relists (1 deleted, 2 unseen): --trace tells which"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := closingLine(tc.pods, tc.rv, tc.stop); got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

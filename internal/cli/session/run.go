@@ -45,14 +45,26 @@ func Run(ctx context.Context, e base.Env, f *Flags, p Plan, cfg rest.Config, x E
 		// the replay's time passes, not the wall clock's.
 		f.Trace.StallClock, _ = x.Clock.(timing.TimerClock)
 	}
+	tally := &tally{}
+	f.Trace.Also = []trace.Sink{tally}
 	tr, closeTrace, err := f.Trace.Open(e, log)
 	if err != nil {
 		return err
 	}
-	tr.SetLedger(x.Ledger)
+	var s *session
 	// Told after every goroutine of the session has returned: the trace is
-	// complete then.
-	defer func() { err = errors.Join(err, closeTrace()) }()
+	// complete then, and so are the closing line's counts.
+	defer func() {
+		traceErr := closeTrace()
+		if err == nil && traceErr == nil && s != nil && !f.Trace.TellsOnStderr() {
+			pods, rv := s.held.text()
+			log.Printf("%s", base.Fold("podwatch: ", closingLine(pods, rv, tally.stop), e.StderrWidth()))
+		}
+		if traceErr == nil {
+			f.Trace.Written(log)
+		}
+		err = errors.Join(err, traceErr)
+	}()
 	var prog *progress
 	// A text trace on the terminal tells all the line would, line by line;
 	// the two drawn on one screen would overwrite each other.
@@ -75,8 +87,21 @@ func Run(ctx context.Context, e base.Env, f *Flags, p Plan, cfg rest.Config, x E
 	}
 	if tr != nil {
 		tr.Begin(client.Host().Redacted(), p.Describe())
+	} else {
+		// No trace asked for: the closing line's counts still come from
+		// one, fed by the reflector, its store and its pushes, but not by
+		// the transport, whose tracing of every request and byte a run
+		// without a trace should not pay for (nor wait on).
+		clock := e.Now
+		if f.Trace.Clock != nil {
+			clock = f.Trace.Clock
+		}
+		tr = trace.New(trace.Options{Sinks: []trace.Sink{tally}, Clock: clock})
+		closeTrace = tr.Close
+		in = trace.NewInstrument[*api.Pod](tr)
 	}
-	s := &session{
+	tr.SetLedger(x.Ledger)
+	s = &session{
 		env: e, flags: f, plan: p, log: log, host: client.Host(), prog: prog, monitor: x.Monitor, trace: in, clock: x.Clock,
 		closing: &closingSteps{Instrument: in},
 	}

@@ -40,7 +40,10 @@ const watchUsage = `Usage: podwatch watch [flags]
 
 Runs the kubelet's pod config: the pods bound to a node, listed and watched from
 the apiserver (plus static pods from --manifests and --manifest-url), and prints
-every update on stdout. Ctrl-C stops it (exit 0).
+every update on stdout. Ctrl-C stops it (exit 0), and a run whose trace is
+not on stderr ends with one line there on what it holds: its pods and
+resourceVersion, its relists and backoffs, and the changes its relists show
+it missed.
 
 The text output is a table, a line per pod of each update, its columns
 aligned as kubectl aligns its own (a column widens for a longer cell, and
