@@ -164,7 +164,10 @@ func (lw *ListWatch[T]) Watch(ctx context.Context, opts WatchOptions) (watch.Int
 	dopts := lw.Decoder
 	dopts.Format = lw.Client.Format()
 	d := watch.NewDecoder(body, lw.Codec, dopts)
-	return watch.NewStreamWatcher(body, d, where), nil
+	// The stream's failures and ERROR events name the request as rest's
+	// own errors do, its method and URL: a warning then names every
+	// request one way, whichever part of it failed.
+	return watch.NewStreamWatcher(body, d, "GET "+where), nil
 }
 
 // namedBodyError names the request a failure reading its body belongs to,

@@ -52,3 +52,42 @@ func TestListWatchErrorsNameTheRequest(t *testing.T) {
 		t.Errorf("errors.As does not find the PhaseError and its phase")
 	}
 }
+
+// TestWatchStreamErrorsNameTheRequest: what fails inside a watch's body, an
+// ERROR event or a body cut inside an event, names the request as a refused
+// request does, "GET " and its URL, so that a warning names every request
+// one way.
+func TestWatchStreamErrorsNameTheRequest(t *testing.T) {
+	bodies := map[string]string{
+		"error event": `{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old"}}` + "\n",
+		"cut event":   `{"type":"ADDED","object":{"metadata":{"name":"a"`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, bodies[r.URL.Query().Get("labelSelector")])
+	}))
+	defer srv.Close()
+	c, err := rest.NewClient(rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range bodies {
+		t.Run(name, func(t *testing.T) {
+			lw := NewListWatchFromClient(c, "pods", "", "", api.Codec)
+			lw.LabelSelector = name
+			w, err := lw.Watch(context.Background(), WatchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			ev, ok := <-w.ResultChan()
+			if !ok || ev.Err == nil {
+				t.Fatalf("got %+v (open %t), want an ERROR event", ev, ok)
+			}
+			want := "GET " + srv.URL + "/api/v1/pods?"
+			if got := ev.Err.Error(); !strings.HasPrefix(got, want) || strings.Count(got, srv.URL) != 1 {
+				t.Errorf("got %q, want it to name the request once, first, as %q...", got, want)
+			}
+		})
+	}
+}

@@ -31,10 +31,11 @@ type StallError struct {
 }
 
 func (e *StallError) Error() string {
+	// The request is named as rest's errors name it, its method and URL.
 	if e.List {
-		return fmt.Sprintf("list %s: no byte of the body for %v: connection presumed dead", e.Where, e.Silence)
+		return fmt.Sprintf("GET %s: no byte of the list's body for %v: connection presumed dead", e.Where, e.Silence)
 	}
-	return fmt.Sprintf("watch %s: no byte for %v, longer than its timeout plus grace: connection presumed dead", e.Where, e.Silence)
+	return fmt.Sprintf("GET %s: no byte of the watch for %v, longer than its timeout plus grace: connection presumed dead", e.Where, e.Silence)
 }
 
 // watchdogBody guards a watch body: when no byte has arrived for limit, it closes

@@ -211,7 +211,7 @@ func TestWatchdogEndsASilentList(t *testing.T) {
 	if !ok {
 		t.Fatalf("no step carries a *StallError; steps %+v", steps)
 	}
-	if !se.List || strings.Contains(se.Where, "watch=true") || !strings.HasPrefix(se.Error(), "list ") {
+	if !se.List || strings.Contains(se.Where, "watch=true") || !strings.HasPrefix(se.Error(), "GET ") || !strings.Contains(se.Error(), "the list's body") {
 		t.Fatalf("StallError %+v (%q) does not name the list", se, se)
 	}
 }

@@ -30,8 +30,9 @@ type StreamWatcher[T any] struct {
 }
 
 // NewStreamWatcher starts decoding body with d (which must read body) and returns
-// the watcher. where names the stream in errors, e.g. the request URL; it must not
-// hold credentials. The watcher owns body from now on: it closes it when the stream
+// the watcher. where names the stream in errors, each of which begins with it
+// (cache.ListWatch gives its request, "GET " and the URL, as package rest's
+// errors name a request); it must not hold credentials. The watcher owns body from now on: it closes it when the stream
 // ends or when Stop is called. Stop must be called in any case, to release the
 // watcher even when its channel has closed by itself.
 func NewStreamWatcher[T any](body io.ReadCloser, d *Decoder[T], where string) *StreamWatcher[T] {
@@ -76,7 +77,7 @@ func (w *StreamWatcher[T]) run() {
 			if err == io.EOF || w.stopped() {
 				return
 			}
-			w.send(Event[T]{Type: Error, Err: fmt.Errorf("watch %s: %w", w.where, err)})
+			w.send(Event[T]{Type: Error, Err: fmt.Errorf("%s: %w", w.where, err)})
 			return
 		}
 		if se, ok := ev.Err.(*rest.StatusError); ok && se.Where == "" {

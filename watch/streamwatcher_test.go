@@ -143,7 +143,7 @@ func TestWatcherReportsStreamFailures(t *testing.T) {
 			if last.Type != Error || !tc.is(last.Err) {
 				t.Fatalf("got final %s event with Err %v, want an Error event wrapping the failure", last.Type, last.Err)
 			}
-			if !strings.HasPrefix(last.Err.Error(), "watch "+where+": ") {
+			if !strings.HasPrefix(last.Err.Error(), where+": ") {
 				t.Errorf("got %q, want the error to name the stream", last.Err)
 			}
 		})

@@ -22,6 +22,20 @@ const (
 	NotApplicable Result = "not-applicable"
 )
 
+// past says what a check that gave r did, to follow "which": a verdict
+// read as a word of the sentence ("which was fail") would not be English.
+func (r Result) past() string {
+	switch r {
+	case Pass:
+		return "passed"
+	case Fail:
+		return "failed"
+	case NotApplicable:
+		return "did not apply"
+	}
+	return "gave " + string(r)
+}
+
 // Check is one named check of the battery.
 type Check struct {
 	Name string
@@ -217,7 +231,7 @@ func (e *env) runOne(ctx context.Context, c Check, done map[string]Outcome) Outc
 func (e *env) verdict(ctx context.Context, c Check, done map[string]Outcome) Outcome {
 	for _, d := range c.After {
 		if r := done[d].Result; r != Pass {
-			return notApplicable("depends on %s, which was %s", d, r)
+			return notApplicable("depends on %s, which %s", d, r.past())
 		}
 	}
 	if ctx.Err() != nil {

@@ -49,9 +49,7 @@ func TestGolden(t *testing.T) {
 				args = append(args, "--max-events", node1Count)
 			}
 			r := mustRun(t, args...)
-			if r.stderr != "" {
-				t.Errorf("stderr: got %q, want nothing", r.stderr)
-			}
+			checkQuietEnd(t, r.stderr)
 			checkGolden(t, tt.golden, r.stdout)
 		})
 	}

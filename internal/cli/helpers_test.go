@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,32 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
+
+// quietEnd is all a run with no trace on stderr, and nothing to warn of,
+// writes there: its closing line, on a run that never relisted nor backed
+// off.
+var quietEnd = regexp.MustCompile(`^podwatch: holding \d+ pods? at resourceVersion \d+; 0 relists, 0 backoffs, no change missed\n$`)
+
+// textRows are the cells of the lines of watch's text output, the header
+// left out: lines laid out by different widths compare equal.
+func textRows(out string) [][]string {
+	var rows [][]string
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && f[0] != "OP" && f[0] != "EVENT" {
+			rows = append(rows, f)
+		}
+	}
+	return rows
+}
+
+// checkQuietEnd wants stderr to hold the closing line of a quiet run, and
+// nothing else.
+func checkQuietEnd(t *testing.T, stderr string) {
+	t.Helper()
+	if !quietEnd.MatchString(stderr) {
+		t.Errorf("stderr: got %q, want only the closing line of a run without warnings", stderr)
+	}
+}
 
 func testEnv(stdout, stderr *clitest.SyncBuffer) Env {
 	return Env{

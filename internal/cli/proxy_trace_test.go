@@ -146,8 +146,9 @@ func TestProxyRecord(t *testing.T) {
 	const token = "upstream-token-1234"
 	server, ca := startTLSUpstream(t, httptest.NewUnstartedServer(http.HandlerFunc(scriptedUpstream)))
 	dir := t.TempDir()
+	page := filepath.Join(t.TempDir(), "proxy.html")
 	p := startProxyCmd(t, "--server", server, "--certificate-authority", ca, "--token", token,
-		"--listen", "127.0.0.1:0", "--record", dir, "--record-filter", "/api/v1/pods")
+		"--listen", "127.0.0.1:0", "--record", dir, "--record-filter", "/api/v1/pods", "--trace-html", page)
 	for _, req := range []struct{ client, path string }{
 		{"informer-a", "/api/v1/pods?limit=500"},
 		{"informer-a", "/api/v1/pods?watch=true&resourceVersion=10"},
@@ -166,6 +167,16 @@ func TestProxyRecord(t *testing.T) {
 	}
 	if code := p.stop(t); code != 0 {
 		t.Fatalf("exit %d\n%s", code, p.stderr)
+	}
+	// Once stopped, it says where each recording, and the trace's page, went.
+	for _, want := range []string{
+		"podwatch: wrote the recording of informer-a from 127.0.0.1, 2 exchanges, to " + filepath.Join(dir, "127.0.0.1_informer-a", "recording.json") + "\n",
+		"podwatch: wrote the recording of informer-b from 127.0.0.1, 1 exchange, to " + filepath.Join(dir, "127.0.0.1_informer-b", "recording.json") + "\n",
+		"podwatch: wrote the trace's page to " + page + "\n",
+	} {
+		if !strings.Contains(p.stderr.String(), want) {
+			t.Errorf("stderr does not say %q:\n%s", want, p.stderr)
+		}
 	}
 	for client, want := range map[string][]string{
 		"127.0.0.1_informer-a": {"/api/v1/pods limit=500", "/api/v1/pods resourceVersion=10&watch=true"},

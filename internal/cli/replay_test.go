@@ -28,8 +28,11 @@ func recordFixture(t *testing.T, extra ...string) (string, *fakeAPI) {
 	args := append([]string{"record", "--out", dir, "--node", node1, "--max-events", node1Count}, extra...)
 	r := mustRun(t, append(args, api.connArgs()...)...)
 	checkGolden(t, "text.golden", r.stdout)
-	if !regexp.MustCompile(`^podwatch: recorded \d+ exchanges in `).MatchString(r.stderr) {
-		t.Fatalf("stderr: got %q, want the recording reported", r.stderr)
+	// The closing line on what the run holds, then where the recording went.
+	want := `^podwatch: holding \d+ pods? at resourceVersion \d+; 0 relists, 0 backoffs, no change missed\n` +
+		`podwatch: wrote the recording, \d+ exchanges?, to ` + regexp.QuoteMeta(filepath.Join(dir, fixture.FileName)) + `\n$`
+	if !regexp.MustCompile(want).MatchString(r.stderr) {
+		t.Fatalf("stderr: got %q, want the closing line and the recording's file", r.stderr)
 	}
 	return dir, api
 }
@@ -103,9 +106,7 @@ func TestReplay(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := mustRun(t, append([]string{"watch"}, tt.args...)...)
-			if r.stderr != "" {
-				t.Errorf("stderr: got %q, want nothing", r.stderr)
-			}
+			checkQuietEnd(t, r.stderr)
 			checkGolden(t, tt.golden, r.stdout)
 		})
 	}
@@ -128,9 +129,7 @@ func TestReplayCBOR(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := mustRun(t, append([]string{"watch", "--speed", "0", "--content-type", "cbor"}, tt.args...)...)
-			if r.stderr != "" {
-				t.Errorf("stderr: got %q, want nothing", r.stderr)
-			}
+			checkQuietEnd(t, r.stderr)
 			want, err := os.ReadFile(filepath.Join("testdata", tt.golden))
 			if err != nil {
 				t.Fatal(err)

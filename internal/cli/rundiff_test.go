@@ -40,6 +40,10 @@ func TestDiffCommand(t *testing.T) {
 		t.Fatal("no MODIFIED event in the trace")
 	}
 	c := write("c.jsonl", strings.Join(lines, "\n"))
+	// A replay that relists past most of the recording (gapFault) sees
+	// fewer versions, and ends in the recording's state all the same.
+	gap, _ := replayTrace(t, "lifecycle", "--trace-format", "json", "--fault", gapFault)
+	relisted := write("gap.jsonl", stableTrace("json", gap))
 	junk := write("junk.json", "not a run\n")
 
 	tests := []struct {
@@ -52,6 +56,7 @@ func TestDiffCommand(t *testing.T) {
 		{"trace against trace", []string{"diff", a, b}, 0, []string{"equivalent", "(trace,"}},
 		{"recording against its replay's trace", []string{"diff", "--rv", "exact", fixturePath("lifecycle"), a}, 0, []string{"equivalent"}},
 		{"doctored trace", []string{"diff", a, c}, 1, []string{"first divergence", "B line " + strconv.Itoa(doctored), "event ADDED", "events only in A: 1, only in B: 1"}},
+		{"fewer versions, the same end", []string{"diff", fixturePath("lifecycle"), relisted}, 1, []string{"first divergence", "same final state: both end with push rv=230 [shop/web-1@220 shop/web-4@230]"}},
 		{"json against protobuf", []string{"diff", fixturePath("lifecycle"), fixturePath("lifecycle-protobuf")}, 1, []string{"first divergence", "requests only in A: 1, only in B: 1", "events only in A: 0, only in B: 0", "states pushed only in A: 0, only in B: 0"}},
 		{"unreadable", []string{"diff", a, junk}, 2, []string{junk + ":1:"}},
 		{"missing", []string{"diff", a, filepath.Join(dir, "none")}, 2, []string{"none"}},

@@ -248,7 +248,8 @@ func TestServedFixtureReachesItsFinalStateForADefaultWatch(t *testing.T) {
 		done <- testEnv(stdout, stderr).Run(ctx, []string{"watch", "--server", url, "--node", "node-a"})
 	}()
 	deadline := time.After(25 * time.Second)
-	for !strings.Contains(stdout.String(), "shop/web-4 phase=Pending node=node-a rv=230") {
+	web4 := regexp.MustCompile(`(?m) shop/web-4 +Pending +node-a +230 `)
+	for !web4.MatchString(stdout.String()) {
 		select {
 		case <-deadline:
 			t.Fatalf("no shop/web-4@230 within 25s; stdout:\n%s\nstderr:\n%s", stdout, stderr)

@@ -78,7 +78,8 @@ func TestStallAfterFlag(t *testing.T) {
 	}
 	help := run(t, "watch", "--help").stdout
 	_, flag, _ := strings.Cut(help, "  --stall-after duration\n")
-	flag, _, _ = strings.Cut(flag, "\n")
+	flag, _, _ = strings.Cut(flag, "\n  -")        // the next flag's
+	flag = strings.Join(strings.Fields(flag), " ") // unfolded
 	if want := fmt.Sprintf("(default %s)", stall.DefaultAfter); !strings.HasSuffix(flag, want) {
 		t.Errorf("--stall-after in --help: %q, want its default %s", flag, want)
 	}

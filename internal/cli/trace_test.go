@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,6 +171,43 @@ func checkReads(t *testing.T, trace string) {
 	}
 }
 
+// --trace-format alone asks for the trace it formats, on stderr, as with
+// --trace: beside --trace-html too, which has no format of its own. Each
+// run says where the page went, and none ends with the closing line of a
+// run without a trace on stderr, which the trace's own summary replaces.
+func TestTraceFormatImpliesTrace(t *testing.T) {
+	clitest.Isolate(t)
+	page := filepath.Join(t.TempDir(), "run.html")
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"alone", []string{"--trace-format", "json"}},
+		{"beside a page", []string{"--trace-format", "json", "--trace-html", page}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mustRun(t, append([]string{"watch", "--replay", fixturePath("lifecycle"), "--speed", "0"}, tc.args...)...)
+			lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+			if len(lines) < 2 || !strings.Contains(lines[0], `"kind":"start"`) {
+				t.Fatalf("stderr does not begin with a JSON trace:\n%s", r.stderr)
+			}
+			last := lines[len(lines)-1]
+			if slices.Contains(tc.args, "--trace-html") {
+				if want := "podwatch: wrote the trace's page to " + page; last != want {
+					t.Fatalf("last line %q, want %q", last, want)
+				}
+				lines = lines[:len(lines)-1]
+			}
+			if end := lines[len(lines)-1]; !strings.Contains(end, `"kind":"stop"`) {
+				t.Fatalf("the trace does not end with its stop, but %q:\n%s", end, r.stderr)
+			}
+			if strings.Contains(r.stderr, "podwatch: holding") {
+				t.Fatalf("a closing line beside the trace's summary:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
 func traceTail(s string) string {
 	s = strings.TrimSuffix(s, "\n")
 	return s[strings.LastIndexByte(s, '\n')+1:]
@@ -187,8 +225,6 @@ func TestTraceFlags(t *testing.T) {
 		wantErr  string
 	}{
 		{"unknown format", []string{"--trace", "--trace-format", "xml"}, base.ExitUsage, `--trace-format "xml": want text or json`},
-		{"format without a trace", []string{"--trace-format", "json"}, base.ExitUsage, "--trace-format applies to --trace or --trace-file"},
-		{"html only takes no format", []string{"--trace-html", "x.html", "--trace-format", "json"}, base.ExitUsage, "--trace-format applies to --trace or --trace-file"},
 		{"one file for both", []string{"--trace-file", "same", "--trace-html", "same"}, base.ExitUsage, "--trace-file and --trace-html name the same file"},
 		{"a file that cannot be made", []string{"--trace-file", missing}, base.ExitError, "trace: open " + missing},
 		{"a page that cannot be made", []string{"--trace-html", missing}, base.ExitError, "trace: open " + missing},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -157,6 +158,10 @@ func TestTraceWarnsOnce(t *testing.T) {
 	}
 }
 
+// addOfWeb4 finds the lifecycle replay's last update line, whatever its
+// columns' widths.
+var addOfWeb4 = regexp.MustCompile(`(?m)^ADD +api +shop/web-4 `)
+
 // On one terminal, stdout and stderr interleave: every pod update must be
 // printed before the trace's closing lines, the reflector's stop and the
 // summary.
@@ -169,7 +174,10 @@ func TestPodUpdatesBeforeClosingLines(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stdout)
 		}
-		lastUpdate := strings.LastIndex(r.stdout, "ADD       api  shop/web-4")
+		lastUpdate := -1
+		if m := addOfWeb4.FindStringIndex(r.stdout); m != nil {
+			lastUpdate = m[0]
+		}
 		stopped := strings.Index(r.stdout, "reflector     stopped")
 		summary := strings.Index(r.stdout, "trace         end after")
 		if lastUpdate < 0 || stopped < 0 || summary < 0 {

@@ -30,6 +30,23 @@ type Result struct {
 	First *Divergence
 	// Only holds, by kind, the items of each run that the other lacks.
 	Only map[Kind]Only
+	// End compares the states the runs end in; see FinalStates.
+	End FinalStates
+}
+
+// FinalStates are the last states two runs were pushed. Runs that part on
+// the way may still end in the same state: one that relisted saw fewer
+// versions of its pods than one that watched every change, and holds the
+// same pods at the same versions in the end, which is what a kubelet acts
+// on.
+type FinalStates struct {
+	// A and B are each run's last push; nil for a run pushed nothing.
+	A, B *Shown
+	// Same says they hold the same pods at the same versions: exactly, or
+	// by rank the same pods with their versions in the same order (each
+	// version ranked among its own push's, since two runs that saw
+	// different histories rank their versions differently).
+	Same bool
 }
 
 // Equivalent reports whether the runs hold the same items in the same order.
@@ -98,7 +115,36 @@ func Compare(a, b *Run, opts Options) (*Result, error) {
 	for _, k := range []Kind{KindRequest, KindEvent, KindPush} {
 		res.Only[k] = onlyIn(ofKind(a, ta, k), ofKind(b, tb, k))
 	}
+	res.End = finalStates(a, b, mode)
 	return res, nil
+}
+
+func finalStates(a, b *Run, mode RVMode) FinalStates {
+	var end FinalStates
+	la, lb := lastPush(a), lastPush(b)
+	if la != nil {
+		end.A = &Shown{Where: la.Where, Text: la.Text(exactRV)}
+	}
+	if lb != nil {
+		end.B = &Shown{Where: lb.Where, Text: lb.Text(exactRV)}
+	}
+	if la != nil && lb != nil {
+		if mode == RVRank {
+			end.Same = la.Text(pushRank(la)) == lb.Text(pushRank(lb))
+		} else {
+			end.Same = end.A.Text == end.B.Text
+		}
+	}
+	return end
+}
+
+func lastPush(run *Run) *Item {
+	for i := len(run.Items) - 1; i >= 0; i-- {
+		if run.Items[i].Kind == KindPush {
+			return &run.Items[i]
+		}
+	}
+	return nil
 }
 
 func shown(run *Run, rv rvNamer) []Shown {

@@ -66,7 +66,9 @@ func (p *player) pushed(pods []*api.Pod, rv string) {
 }
 
 func (p *player) exchange(i int, ex *fixture.Exchange) error {
-	p.where = fmt.Sprintf("exchange %d", i)
+	// Counted from 1, as a trace numbers its requests: a replay's request
+	// #3 is the recording's exchange 3.
+	p.where = fmt.Sprintf("exchange %d", i+1)
 	q := ex.Request.Query
 	rv := "-"
 	if v, ok := q["resourceVersion"]; ok && len(v) > 0 {
@@ -116,7 +118,7 @@ func (p *player) watch(i int, body []byte, watchList bool) error {
 		if err != nil {
 			return err
 		}
-		p.where = fmt.Sprintf("exchange %d event %d", i, n)
+		p.where = fmt.Sprintf("exchange %d event %d", i+1, n+1)
 		p.event(ev)
 		obj := ev.Object
 		switch {

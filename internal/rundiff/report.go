@@ -25,6 +25,7 @@ func WriteText(w io.Writer, res *Result) error {
 		}
 		writeSide(&b, "A", d.A)
 		writeSide(&b, "B", d.B)
+		writeEnd(&b, res.End)
 	}
 	for _, k := range []Kind{KindRequest, KindEvent, KindPush} {
 		o := res.Only[k]
@@ -38,6 +39,22 @@ func WriteText(w io.Writer, res *Result) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeEnd tells whether runs that part end in the same state anyway.
+func writeEnd(b *strings.Builder, end FinalStates) {
+	switch {
+	case end.A == nil || end.B == nil:
+		return // a run pushed nothing: the summary's counts say so
+	case end.Same && end.A.Text == end.B.Text:
+		fmt.Fprintf(b, "same final state: both end with %s\n      A %s, B %s\n", end.A.Text, end.A.Where, end.B.Where)
+		return
+	case end.Same:
+		b.WriteString("same final state by rank: the same pods, their versions in the same order\n")
+	default:
+		b.WriteString("final states differ:\n")
+	}
+	fmt.Fprintf(b, "  A %s: %s\n  B %s: %s\n", end.A.Where, end.A.Text, end.B.Where, end.B.Text)
 }
 
 func writeSide(b *strings.Builder, side string, s *Shown) {

@@ -29,8 +29,8 @@ type Run struct {
 // are set.
 type Item struct {
 	Kind Kind
-	// Where finds the item in its input: "exchange 3", "exchange 3 event 2",
-	// "line 17".
+	// Where finds the item in its input: "exchange 3", "exchange 3 event 2"
+	// (each counted from 1, as a trace numbers its requests), "line 17".
 	Where string
 
 	// A request: its shape (method, path, query but for resourceVersion and
@@ -76,6 +76,13 @@ func (it *Item) Text(rv func(string) string) string {
 		}
 		return fmt.Sprintf("push rv=%s [%s]", rv(it.RV), strings.Join(pods, " "))
 	}
+}
+
+// pushRank names each resourceVersion of push by its rank among the
+// push's own versions (its pods' and its own), as rankRV ranks a run's.
+func pushRank(push *Item) rvNamer {
+	run := &Run{Items: []Item{*push}}
+	return rankRV(run)
 }
 
 // rvNamer writes resourceVersions for comparison: as they are, or by rank.

@@ -139,7 +139,7 @@ func TestLifecycleAgainstLifecycleProtobuf(t *testing.T) {
 	if res.Equivalent() {
 		t.Fatal("equivalent by rank, want a divergence")
 	}
-	where := fmt.Sprintf("exchange %d", at)
+	where := fmt.Sprintf("exchange %d", at+1) // counted from 1, as the trace counts requests
 	if d := res.First; d.A == nil || d.B == nil || d.A.Where != where || d.B.Where != where ||
 		!strings.HasSuffix(d.A.Text, fmt.Sprintf("-> %d", recA.Exchanges[at].Response.Status)) ||
 		!strings.HasSuffix(d.B.Text, fmt.Sprintf("-> %d", recB.Exchanges[at].Response.Status)) {
@@ -152,7 +152,7 @@ func TestLifecycleAgainstLifecycleProtobuf(t *testing.T) {
 	}
 
 	exact := compare(t, a, b, rundiff.RVExact)
-	if exact.Equivalent() || exact.First.A.Where != "exchange 0" || !strings.HasPrefix(exact.First.A.Text, "push ") {
+	if exact.Equivalent() || exact.First.A.Where != "exchange 1" || !strings.HasPrefix(exact.First.A.Text, "push ") {
 		t.Fatalf("exactly: first divergence %+v, want the first push", exact.First)
 	}
 }
@@ -173,7 +173,7 @@ func TestDoctoredRecording(t *testing.T) {
 	if res.Equivalent() {
 		t.Fatal("a doctored recording is equivalent to its original")
 	}
-	where := fmt.Sprintf("exchange %d event %d", ex, event)
+	where := fmt.Sprintf("exchange %d event %d", ex+1, event+1) // counted from 1
 	if d := res.First; d.A == nil || d.B == nil || d.A.Where != where || d.B.Where != where ||
 		!strings.HasPrefix(d.A.Text, "event MODIFIED ") || !strings.HasPrefix(d.B.Text, "event DELETED ") {
 		t.Fatalf("first divergence %+v %+v, want the events at %s", d.A, d.B, where)
@@ -303,5 +303,72 @@ func TestFormatVersions(t *testing.T) {
 	}
 	if res := compare(t, load(t, fixtures+"lifecycle"), load(t, dir), rundiff.RVExact); !res.Equivalent() {
 		t.Fatalf("version %d copy not equivalent: first divergence %+v %+v", fixture.Version, res.First.A, res.First.B)
+	}
+}
+
+// Runs that part on the way but end with the same pods at the same
+// versions, one having seen fewer versions (a relist skipped some), say
+// so: exactly, and by rank, where the two runs rank their versions
+// differently; a run that ends elsewhere says the states differ.
+func TestSameFinalState(t *testing.T) {
+	push := func(where, rv string, pods ...rundiff.PodAt) rundiff.Item {
+		return rundiff.Item{Kind: rundiff.KindPush, Where: where, RV: rv, Pods: pods}
+	}
+	at := func(pod, rv string) rundiff.PodAt { return rundiff.PodAt{Pod: pod, RV: rv} }
+	watched := &rundiff.Run{Path: "watched", Form: "trace", Items: []rundiff.Item{
+		push("line 1", "5", at("ns/a", "5")),
+		push("line 2", "6", at("ns/a", "6")),
+		push("line 3", "8", at("ns/a", "6"), at("ns/b", "8")),
+	}}
+	relisted := &rundiff.Run{Path: "relisted", Form: "trace", Items: []rundiff.Item{
+		push("line 1", "5", at("ns/a", "5")),
+		push("line 9", "8", at("ns/a", "6"), at("ns/b", "8")),
+	}}
+	elsewhere := &rundiff.Run{Path: "elsewhere", Form: "trace", Items: []rundiff.Item{
+		push("line 1", "5", at("ns/a", "5")),
+		push("line 9", "8", at("ns/b", "8")),
+	}}
+	// The same history on a cluster whose versions run 100 higher.
+	shifted := &rundiff.Run{Path: "shifted", Form: "trace", Items: []rundiff.Item{
+		push("line 1", "105", at("ns/a", "105")),
+		push("line 9", "108", at("ns/a", "106"), at("ns/b", "108")),
+	}}
+	for _, tc := range []struct {
+		name string
+		b    *rundiff.Run
+		mode rundiff.RVMode
+		same bool
+		want string
+	}{
+		{"fewer versions, exactly", relisted, rundiff.RVExact, true, "same final state: both end with push rv=8 [ns/a@6 ns/b@8]\n      A line 3, B line 9\n"},
+		{"fewer versions, by rank", relisted, rundiff.RVRank, true, "same final state: both end with push rv=8 [ns/a@6 ns/b@8]\n"},
+		{"another cluster, by rank", shifted, rundiff.RVRank, true, "same final state by rank: the same pods, their versions in the same order\n  A line 3: push rv=8 [ns/a@6 ns/b@8]\n  B line 9: push rv=108 [ns/a@106 ns/b@108]\n"},
+		{"another cluster, exactly", shifted, rundiff.RVExact, false, "final states differ:\n"},
+		{"another end", elsewhere, rundiff.RVRank, false, "final states differ:\n  A line 3: push rv=8 [ns/a@6 ns/b@8]\n  B line 9: push rv=8 [ns/b@8]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := compare(t, watched, tc.b, tc.mode)
+			if res.Equivalent() {
+				t.Fatal("equivalent, want the runs to part")
+			}
+			if res.End.Same != tc.same {
+				t.Fatalf("End.Same = %t, want %t (%+v %+v)", res.End.Same, tc.same, res.End.A, res.End.B)
+			}
+			var out bytes.Buffer
+			if err := rundiff.WriteText(&out, res); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), tc.want) {
+				t.Fatalf("report lacks %q:\n%s", tc.want, out.String())
+			}
+		})
+	}
+	// Equivalent runs need no word on their end.
+	var out bytes.Buffer
+	if err := rundiff.WriteText(&out, compare(t, watched, watched, rundiff.RVExact)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "final state") {
+		t.Fatalf("an equivalent report tells the final state:\n%s", out.String())
 	}
 }

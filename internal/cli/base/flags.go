@@ -103,6 +103,10 @@ func (c *Command) Set(name string) bool {
 	return found
 }
 
+// helpWidth is the width a flag's help is folded at: the commands' own
+// summaries are written to it.
+const helpWidth = 80
+
 func (c *Command) printUsage(w io.Writer) {
 	fmt.Fprintf(w, "%s\nFlags:\n", c.summary)
 	shorts := map[string]string{}
@@ -132,10 +136,12 @@ func (c *Command) printUsage(w io.Writer) {
 		if typ != "" {
 			b.WriteString(" " + typ)
 		}
-		b.WriteString("\n      " + usage)
 		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
-			fmt.Fprintf(&b, " (default %s)", f.DefValue)
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
 		}
+		// Folded as the summary is, so that no line breaks inside a word on
+		// a terminal: help goes to stdout, whose width is not known.
+		b.WriteString("\n" + Fold("      ", usage, helpWidth))
 		fmt.Fprintln(w, b.String())
 	}
 }

@@ -1,6 +1,7 @@
 package base
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,5 +43,27 @@ func TestParseInterspersed(t *testing.T) {
 				t.Errorf("set(namespace): got %t, want %t", got, tt.wantN != "")
 			}
 		})
+	}
+}
+
+// A flag's help is folded at 80 columns, between words, its default
+// included: a line of help never breaks inside a word on a terminal.
+func TestUsageFoldsFlagHelp(t *testing.T) {
+	c := NewCommand("test", "Usage: podwatch test\n")
+	c.Flags.String("long", "x", strings.TrimSpace(strings.Repeat("a word of help ", 12)))
+	var out strings.Builder
+	c.printUsage(&out)
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := []string{
+		"Usage: podwatch test",
+		"",
+		"Flags:",
+		"  --long string",
+		"      a word of help a word of help a word of help a word of help a word of help",
+		"        a word of help a word of help a word of help a word of help a word of",
+		"        help a word of help a word of help (default x)",
+	}
+	if d := cmp.Diff(want, lines); d != "" {
+		t.Fatalf("(-want +got):\n%s", d)
 	}
 }

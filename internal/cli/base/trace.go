@@ -50,6 +50,9 @@ type TraceFlags struct {
 	// Ledger, when set, tells the gap audit what a replay's recording
 	// knows (gap.New).
 	Ledger gap.Ledger
+	// Also are sinks the command adds to the trace the flags ask for, if
+	// they ask for one: the command's own use of what the trace tells.
+	Also []trace.Sink
 }
 
 // Register defines the trace flags on c, --stall-after and --diff included.
@@ -60,7 +63,7 @@ func (f *TraceFlags) Register(c *Command) {
 	fs.IntVar(&f.width, "trace-width", 0, "wrap the text trace at word boundaries to this many `columns` (at least 40; 0: never wrap);"+
 		" default: the terminal's width when the trace goes to a terminal, else $COLUMNS when set and the trace goes to stderr, else no wrapping")
 	fs.StringVar(&f.file, "trace-file", "", "write the trace to this `file` instead of stderr (implies --trace)")
-	fs.StringVar(&f.format, "trace-format", "text", "trace `format`: text (coloured on a terminal) or json (one object per line, schema in docs/TRACE.md)")
+	fs.StringVar(&f.format, "trace-format", "text", "trace `format`: text (coloured on a terminal) or json (one object per line, schema in docs/TRACE.md); without --trace-file it implies --trace")
 	fs.StringVar(&f.html, "trace-html", "", "when the command ends, write a self-contained HTML page with a timeline of the run (pan and zoom) and what was run to this `file`")
 	fs.DurationVar(&f.StallAfter, "stall-after", stall.DefaultAfter, "tell a watch silent for this `duration` (no byte) in the trace and the progress line, with a verdict: quiet, overdue (a bookmark should have come) or dead (past its timeoutSeconds); 0 turns it off")
 	f.Diff.register(c)
@@ -74,7 +77,8 @@ func (f *TraceFlags) Check(c *Command) error {
 		return Usagef(c.Name, "--trace-format %q: want text or json", f.format)
 	}
 	if c.Set("trace-format") && !f.on && f.file == "" {
-		return Usagef(c.Name, "--trace-format applies to --trace or --trace-file")
+		// A format asks for a trace: the one on stderr, as --trace gives.
+		f.on = true
 	}
 	f.widthGiven = c.Set("trace-width")
 	if f.widthGiven && !f.on && f.file == "" {
@@ -91,6 +95,18 @@ func (f *TraceFlags) Check(c *Command) error {
 	}
 	f.Run.Command = commandLine(c)
 	return nil
+}
+
+// Written tells, on log, the files the trace was written to: nothing
+// else says where they went. Call it once the trace is closed, without
+// error.
+func (f *TraceFlags) Written(log *Logger) {
+	if f.file != "" {
+		log.Printf("podwatch: wrote the trace to %s", f.file)
+	}
+	if f.html != "" {
+		log.Printf("podwatch: wrote the trace's page to %s", f.html)
+	}
 }
 
 // Enabled reports whether any trace is asked for.
@@ -150,6 +166,7 @@ func (f *TraceFlags) Open(e Env, log *Logger) (*trace.Tracer, func() error, erro
 		run.Date = e.Now()
 		sinks = append(sinks, page.New(fl, run))
 	}
+	sinks = append(sinks, f.Also...)
 	clock := e.Now
 	if f.Clock != nil {
 		clock = f.Clock

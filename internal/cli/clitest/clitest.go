@@ -16,6 +16,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -57,18 +58,29 @@ func (s *SyncBuffer) String() string {
 // WaitFor waits until the buffer holds sub; it may be called from any
 // goroutine.
 func (s *SyncBuffer) WaitFor(sub string) error {
+	return s.waitUntil(func(b string) bool { return strings.Contains(b, sub) }, fmt.Sprintf("%q", sub))
+}
+
+// WaitForMatch waits until re matches what the buffer holds: a line of
+// podwatch's text output, whose columns' widths depend on the lines
+// before it; it may be called from any goroutine.
+func (s *SyncBuffer) WaitForMatch(re *regexp.Regexp) error {
+	return s.waitUntil(re.MatchString, "/"+re.String()+"/")
+}
+
+func (s *SyncBuffer) waitUntil(has func(string) bool, what string) error {
 	deadline := time.After(Wait)
 	for {
 		s.mu.Lock()
-		has, ch := strings.Contains(s.b.String(), sub), s.changed
+		ok, ch := has(s.b.String()), s.changed
 		s.mu.Unlock()
-		if has {
+		if ok {
 			return nil
 		}
 		select {
 		case <-ch:
 		case <-deadline:
-			return fmt.Errorf("timed out waiting for %q; have:\n%s", sub, s.String())
+			return fmt.Errorf("timed out waiting for %s; have:\n%s", what, s.String())
 		}
 	}
 }

@@ -18,6 +18,12 @@ resourceVersion asked, status), its watch events and the states its store
 was pushed; a recording's pushes are those its client's store was pushed,
 its bodies applied in recorded order to podwatch's undelta store.
 
+Where the runs part, it also says whether they end in the same state all
+the same: a run that relisted past some changes saw fewer versions of its
+pods than one that watched each, and may end with the same pods at the same
+versions. A recording's exchanges, and the events of each, are counted from
+1, as a trace numbers its requests.
+
 --rv rank (the default) compares each resourceVersion by its rank among its
 own run's object and pushed versions, so two recordings of one scenario on
 two clusters line up; --rv exact compares them as they are.

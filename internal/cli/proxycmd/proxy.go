@@ -123,7 +123,11 @@ func Run(ctx context.Context, e base.Env, args []string) error {
 	if rec != nil {
 		err = errors.Join(err, rec.save(log))
 	}
-	return errors.Join(err, closeTrace())
+	traceErr := closeTrace()
+	if traceErr == nil {
+		f.trace.Written(log)
+	}
+	return errors.Join(err, traceErr)
 }
 
 func (f *proxyFlags) register(c *base.Command) {

@@ -85,7 +85,8 @@ func (pr *proxyRecorder) save(log *base.Logger) error {
 			errs = append(errs, fmt.Errorf("record %s: %w", cr.client, err))
 			continue
 		}
-		log.Printf("podwatch: recorded %d exchanges of %s in %s", len(r.Exchanges), cr.client, dir)
+		n := len(r.Exchanges)
+		log.Printf("podwatch: wrote the recording of %s, %d %s, to %s", cr.client, n, base.Plural(n, "exchange", "exchanges"), filepath.Join(dir, fixture.FileName))
 	}
 	return errors.Join(errs...)
 }

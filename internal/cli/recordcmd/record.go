@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 
 	"github.com/podwatch/podwatch/internal/cli/base"
 	"github.com/podwatch/podwatch/internal/cli/session"
@@ -25,6 +26,9 @@ frames), each read in base64 with its timing; with --content-type cbor it
 keeps the CBOR as it came (lists and Status answers as one item, watches as
 items one after another), the same way. Either replays to JSON, protobuf
 and CBOR clients alike.
+
+It prints what watch prints (see 'podwatch watch --help': the text table,
+-o json, --events, the closing line on stderr), then the file it wrote.
 
 Replay the result with 'podwatch watch --replay DIR' or 'podwatch serve DIR'.
 `
@@ -75,6 +79,9 @@ func Run(ctx context.Context, e base.Env, args []string) error {
 	if err := r.Save(out); err != nil {
 		return errors.Join(runErr, fmt.Errorf("record: %w", err))
 	}
-	fmt.Fprintf(e.Stderr, "podwatch: recorded %d exchanges in %s\n", len(r.Exchanges), out)
+	// The file, not only its folder: what was written, as the trace's
+	// files are told.
+	n := len(r.Exchanges)
+	fmt.Fprintf(e.Stderr, "podwatch: wrote the recording, %d %s, to %s\n", n, base.Plural(n, "exchange", "exchanges"), filepath.Join(out, fixture.FileName))
 	return runErr
 }

@@ -28,8 +28,9 @@ for pods the recording does not hold (another node's, say) gets a 400 that
 says which it holds and which flags ask for them, and leaves the replay
 alone. A client that asks for the recorded pods otherwise than the
 recorded client did is answered from the replay's position in the
-recording, the newest recorded resourceVersion whose moment has passed: a list or watch list gets the state there (or at a newer
-recorded resourceVersion it asks not to be older than), and every watch
+recording, the newest recorded resourceVersion whose moment has passed: a
+list or watch list gets the state there (or at a newer recorded
+resourceVersion it asks not to be older than), and every watch
 stays open and carries the recorded changes as they become due, until its
 timeout, a recorded connection that broke off, or a 410 ERROR event (at
 once for a watch from before a recorded compaction already passed). The

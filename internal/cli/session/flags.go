@@ -26,6 +26,8 @@ type Flags struct {
 	Manifests        string
 	ManifestURL      string
 	output           string
+	noHeaders        bool
+	timestamps       bool
 	MaxEvents        int
 	WatchList        bool
 	watchListTimeout time.Duration
@@ -58,6 +60,8 @@ func (f *Flags) Register(c *base.Command, replayFlags bool) {
 	fs.StringVar(&f.ManifestURL, "manifest-url", "", "a `URL` serving static pod manifests")
 	fs.StringVar(&f.output, "output", "text", "output `format`: text, json or yaml")
 	c.Alias("o", "output")
+	fs.BoolVar(&f.noHeaders, "no-headers", false, "text output: leave out the header line")
+	fs.BoolVar(&f.timestamps, "timestamps", false, "text output: start each line with the time it was printed (RFC 3339, UTC; a replay's own time)")
 	fs.IntVar(&f.MaxEvents, "max-events", 0, "exit once this many watch events after the initial sync are applied and printed (0: never)")
 	fs.BoolVar(&f.WatchList, "watch-list", true, "get the initial state as a streaming watch list (--watch-list=false: a list)")
 	fs.DurationVar(&f.watchListTimeout, "watch-list-timeout", cache.DefaultWatchListTimeout, "list instead when a watch list's initial events have not ended after this long (`duration`)")
@@ -92,6 +96,10 @@ func (f *Flags) Check(c *base.Command) error {
 		return base.Usagef(name, "-o %q: want text, json or yaml", f.output)
 	}
 	switch {
+	case f.noHeaders && f.output != "text":
+		return base.Usagef(name, "--no-headers applies to text output, not -o %s", f.output)
+	case f.timestamps && f.output != "text":
+		return base.Usagef(name, "--timestamps applies to text output, not -o %s", f.output)
 	case f.Node != "" && f.allNodes:
 		return base.Usagef(name, "--node and --all-nodes cannot be combined")
 	case f.MaxEvents < 0:

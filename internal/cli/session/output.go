@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -27,13 +28,28 @@ type printer struct {
 	format string // text, json or yaml
 	// diffs adds what changed to json lines (--diff); nil without.
 	diffs *printDiffs
+	// table lays out text lines; nil in the other formats. Guarded by mu:
+	// its widths and its header are those of the lines written so far.
+	table *textTable
 
 	mu  sync.Mutex
 	w   io.Writer
 	err error
 }
 
-func newPrinter(w io.Writer, format string) *printer { return &printer{w: w, format: format} }
+// newPrinter prints in format to w; text lays out updates, or with events
+// watch events, as text says.
+func newPrinter(w io.Writer, format string, events bool, text textOptions) *printer {
+	p := &printer{w: w, format: format}
+	if format == "text" {
+		if events {
+			p.table = newTextTable(eventHeader, string(watch.Bookmark), text)
+		} else {
+			p.table = newTextTable(updateHeader, podconfig.RECONCILE.String(), text)
+		}
+	}
+	return p
+}
 
 // Err is the first write or encoding failure, if any.
 func (p *printer) Err() error {
@@ -45,6 +61,19 @@ func (p *printer) Err() error {
 func (p *printer) write(rec []byte, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.writeLocked(rec, err)
+}
+
+// rows writes rows as text lines, laid out with every line before them.
+func (p *printer) rows(rows [][]string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err == nil {
+		p.writeLocked(p.table.lines(rows), nil)
+	}
+}
+
+func (p *printer) writeLocked(rec []byte, err error) {
 	if p.err != nil {
 		return
 	}
@@ -68,7 +97,7 @@ func (p *printer) update(u podconfig.PodUpdate) {
 	case "yaml":
 		p.write(updateYAML(u))
 	default:
-		p.write(updateText(u), nil)
+		p.rows(updateRows(u))
 	}
 }
 
@@ -88,7 +117,7 @@ func (p *printer) event(ev watch.Event[*api.Pod]) {
 	case "yaml":
 		p.write(yamlDoc(ev.Raw))
 	default:
-		p.write(eventText(ev), nil)
+		p.rows([][]string{eventRow(ev)})
 	}
 }
 
@@ -186,60 +215,128 @@ func plainWord(s string) bool {
 
 func writeJSONString(b *bytes.Buffer, s string) { b.Write(jsonx.AppendQuote(b.AvailableBuffer(), s)) }
 
-// updateText is one line per pod: op, source, namespace/name and what a
-// reader looks at first.
-func updateText(u podconfig.PodUpdate) []byte {
-	var b bytes.Buffer
-	head := fmt.Sprintf("%-9s %-4s ", u.Op, u.Source)
-	if len(u.Pods) == 0 {
-		b.WriteString(head + "(no pods)\n")
-	}
-	for _, pod := range sortedPods(u.Pods) {
-		b.WriteString(head + podconfig.FullName(pod) + podDetails(pod) + "\n")
-	}
-	return b.Bytes()
+// The text output's columns. Updates and events share all but the first:
+// what happened, and for updates the source it came from.
+var (
+	updateHeader = []string{"OP", "SOURCE", "POD", "PHASE", "NODE", "RV", "IP", "NOTE"}
+	eventHeader  = []string{"EVENT", "POD", "PHASE", "NODE", "RV", "IP", "NOTE"}
+)
+
+// none is kubectl's word for an empty cell.
+const none = "<none>"
+
+// timeLayout stamps --timestamps lines: RFC 3339 in UTC to the
+// millisecond, always as wide, so that the columns after it stay aligned.
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// textOptions are the text output's flags.
+type textOptions struct {
+	noHeaders bool
+	// stamp is the clock of --timestamps (the replay's, when replaying:
+	// the trace's too), nil without.
+	stamp func() time.Time
 }
 
-func podDetails(p *api.Pod) string {
-	var b strings.Builder
-	add := func(k, v string) {
-		if v != "" {
-			b.WriteString(" " + k + "=" + v)
+// textTable is the text output's layout: the header still to print (nil
+// once printed, or with --no-headers), the columns' widths so far, and the
+// clock of --timestamps.
+type textTable struct {
+	header []string
+	cols   columns
+	stamp  func() time.Time
+}
+
+func newTextTable(header []string, longestFirst string, o textOptions) *textTable {
+	t := &textTable{stamp: o.stamp}
+	if o.stamp != nil {
+		header = append([]string{"TIME"}, header...)
+	}
+	for i, h := range header {
+		t.cols.grow(i, h)
+	}
+	first := 0
+	if o.stamp != nil {
+		t.cols.grow(0, time.Time{}.Format(timeLayout))
+		first = 1
+	}
+	t.cols.grow(first, longestFirst)
+	if !o.noHeaders {
+		t.header = header
+	}
+	return t
+}
+
+// lines lays out rows after the header, if it is still to print, each
+// after the time with --timestamps.
+func (t *textTable) lines(rows [][]string) []byte {
+	if t.stamp != nil {
+		at := t.stamp().UTC().Format(timeLayout)
+		for i, r := range rows {
+			rows[i] = append([]string{at}, r...)
 		}
 	}
-	add("phase", p.Status.Phase)
-	add("node", p.Spec.NodeName)
-	add("ip", p.Status.PodIP)
-	add("rv", p.Metadata.ResourceVersion)
-	if p.Metadata.DeletionTimestamp != nil {
-		b.WriteString(" deleting")
+	if t.header != nil {
+		rows = append([][]string{t.header}, rows...)
+		t.header = nil
 	}
-	if podconfig.IsMirrorPod(p) {
-		b.WriteString(" mirror")
-	}
-	return b.String()
+	return t.cols.layout(rows)
 }
 
-func eventText(ev watch.Event[*api.Pod]) []byte {
-	head := fmt.Sprintf("%-9s ", ev.Type)
+// updateRows is one row per pod: op, source, namespace/name and what a
+// reader looks at first.
+func updateRows(u podconfig.PodUpdate) [][]string {
+	if len(u.Pods) == 0 {
+		return [][]string{{u.Op.String(), u.Source, "(no pods)"}}
+	}
+	rows := make([][]string, 0, len(u.Pods))
+	for _, pod := range sortedPods(u.Pods) {
+		rows = append(rows, append([]string{u.Op.String(), u.Source}, podCells(pod)...))
+	}
+	return rows
+}
+
+// podCells are a pod's cells from POD to NOTE.
+func podCells(p *api.Pod) []string {
+	or := func(v string) string {
+		if v == "" {
+			return none
+		}
+		return v
+	}
+	var notes []string
+	if p.Metadata.DeletionTimestamp != nil {
+		notes = append(notes, "deleting")
+	}
+	if podconfig.IsMirrorPod(p) {
+		notes = append(notes, "mirror")
+	}
+	return []string{podconfig.FullName(p), or(p.Status.Phase), or(p.Spec.NodeName), or(p.Metadata.ResourceVersion),
+		or(p.Status.PodIP), strings.Join(notes, ",")}
+}
+
+// eventRow is one watch event's row. A bookmark has only a
+// resourceVersion (and maybe the end of a watch list's initial events);
+// an ERROR's Status, as the line's last cell, takes the POD column's place.
+func eventRow(ev watch.Event[*api.Pod]) []string {
+	typ := string(ev.Type)
 	switch ev.Type {
 	case watch.Error:
 		if se, ok := rest.AsStatusError(ev.Err); ok {
-			return fmt.Appendf(nil, "%s%d %s: %s\n", head, se.Status.Code, se.Status.Reason, base.OneLine(se.Status.Message))
+			return []string{typ, fmt.Sprintf("%d %s: %s", se.Status.Code, se.Status.Reason, base.OneLine(se.Status.Message))}
 		}
-		return fmt.Appendf(nil, "%s%v\n", head, ev.Err)
+		return []string{typ, base.OneLine(fmt.Sprint(ev.Err))}
 	case watch.Bookmark:
 		if ev.Object == nil {
-			return []byte(head + "(no object)\n")
+			return []string{typ, "(no object)"}
 		}
-		line := head + "rv=" + ev.Object.Meta().ResourceVersion
+		note := ""
 		if ev.Object.Meta().Annotations[cache.InitialEventsEndAnnotation] == "true" {
-			line += " initial-events-end"
+			note = "initial-events-end"
 		}
-		return []byte(line + "\n")
+		return []string{typ, "", "", "", ev.Object.Meta().ResourceVersion, "", note}
 	}
 	if ev.Object == nil {
-		return []byte(head + "(no object)\n")
+		return []string{typ, "(no object)"}
 	}
-	return []byte(head + podconfig.FullName(ev.Object) + podDetails(ev.Object) + "\n")
+	return append([]string{typ}, podCells(ev.Object)...)
 }

@@ -141,7 +141,7 @@ func nonNil(c []trace.Change) []trace.Change {
 // and the first MODIFIED after it compares with the pod listed. A first
 // page replaces what was kept, a later one adds to it. A pod that does
 // not encode is not kept (printing its event fails on it anyway).
-func (d *printDiffs) listed(items []*api.Pod, first bool) {
+func (d *printDiffs) listed(items []*api.Pod, _ string, first bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	pods := d.source("api")
@@ -163,26 +163,41 @@ func (d *printDiffs) forget() {
 	clear(d.source("api"))
 }
 
-// diffedLister tells a printer's diffs, with --events, what each list
-// brings and when a watch starts from scratch. It sits beneath the
-// printing tee, so it acts when the reflector asks, before any event of
-// the watch that follows is printed.
-type diffedLister struct {
-	inner cache.ListerWatcher[*api.Pod]
-	diffs *printDiffs
+// listSeer is told what each list brings and when a watch starts from
+// scratch, with --events: a list prints no event, and a watch from scratch
+// brings every pod again, yet both change what the events that follow mean.
+type listSeer interface {
+	// listed is told a list page's items and resourceVersion; first says
+	// it is a list's first.
+	listed(items []*api.Pod, rv string, first bool)
+	// forget is told that a watch starts from scratch.
+	forget()
 }
 
-func (l diffedLister) List(ctx context.Context, opts cache.ListOptions) (*rest.List[*api.Pod], error) {
+// seenLister tells its seers (a printer's diffs, the closing line's pods)
+// what each list brings and when a watch starts from scratch. It sits
+// beneath the printing tee, so it acts when the reflector asks, before any
+// event of the watch that follows is printed.
+type seenLister struct {
+	inner cache.ListerWatcher[*api.Pod]
+	seers []listSeer
+}
+
+func (l seenLister) List(ctx context.Context, opts cache.ListOptions) (*rest.List[*api.Pod], error) {
 	list, err := l.inner.List(ctx, opts)
 	if err == nil {
-		l.diffs.listed(list.Items, opts.Continue == "")
+		for _, s := range l.seers {
+			s.listed(list.Items, list.Metadata.ResourceVersion, opts.Continue == "")
+		}
 	}
 	return list, err
 }
 
-func (l diffedLister) Watch(ctx context.Context, opts cache.WatchOptions) (watch.Interface[*api.Pod], error) {
+func (l seenLister) Watch(ctx context.Context, opts cache.WatchOptions) (watch.Interface[*api.Pod], error) {
 	if opts.SendInitialEvents || opts.ResourceVersion == "" || opts.ResourceVersion == "0" {
-		l.diffs.forget()
+		for _, s := range l.seers {
+			s.forget()
+		}
 	}
 	return l.inner.Watch(ctx, opts)
 }

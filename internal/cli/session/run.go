@@ -47,13 +47,26 @@ func Run(ctx context.Context, e base.Env, f *Flags, p Plan, cfg rest.Config, x E
 		f.Trace.StallClock, _ = x.Clock.(timing.TimerClock)
 	}
 	f.Trace.Ledger = x.Ledger
+	tally := &tally{}
+	f.Trace.Also = []trace.Sink{tally}
 	tr, closeTrace, err := f.Trace.Open(e, log)
 	if err != nil {
 		return err
 	}
+	var s *session
 	// Told after every goroutine of the session has returned: the trace is
-	// complete then.
-	defer func() { err = errors.Join(err, closeTrace()) }()
+	// complete then, and so are the closing line's counts.
+	defer func() {
+		traceErr := closeTrace()
+		if err == nil && traceErr == nil && s != nil && !f.Trace.TellsOnStderr() {
+			pods, rv := s.held.text()
+			log.Printf("%s", base.Fold("podwatch: ", closingLine(pods, rv, tally.stop), e.StderrWidth()))
+		}
+		if traceErr == nil {
+			f.Trace.Written(log)
+		}
+		err = errors.Join(err, traceErr)
+	}()
 	var prog *progress
 	// A text trace on the terminal tells all the line would, line by line;
 	// the two drawn on one screen would overwrite each other.
@@ -76,14 +89,38 @@ func Run(ctx context.Context, e base.Env, f *Flags, p Plan, cfg rest.Config, x E
 	}
 	if tr != nil {
 		tr.Begin(client.Host().Redacted(), p.Describe())
+	} else {
+		// No trace asked for: the closing line's counts still come from
+		// one, fed by the reflector, its store and its pushes, but not by
+		// the transport, whose tracing of every request and byte a run
+		// without a trace should not pay for (nor wait on).
+		clock := e.Now
+		if f.Trace.Clock != nil {
+			clock = f.Trace.Clock
+		}
+		// The gap audit counts what a relist shows missed, for the line.
+		tr = trace.New(trace.Options{Sinks: []trace.Sink{tally}, Clock: clock, Analyses: []trace.Analysis{gap.New(x.Ledger)}})
+		closeTrace = tr.Close
+		in = trace.NewInstrument[*api.Pod](tr)
 	}
-	s := &session{
+	s = &session{
 		env: e, flags: f, plan: p, log: log, host: client.Host(), prog: prog, monitor: x.Monitor, trace: in, clock: x.Clock,
-		out: newPrinter(e.Stdout, f.output), closing: &closingSteps{Instrument: in},
+		closing: &closingSteps{Instrument: in},
 	}
+	text := textOptions{noHeaders: f.noHeaders}
+	if f.timestamps {
+		// The replay's clock when replaying, as the trace's: a line and the
+		// trace's steps then tell the same time.
+		text.stamp = e.Now
+		if x.Clock != nil {
+			text.stamp = x.Clock.Now
+		}
+	}
+	stdout := e.Stdout
 	if prog != nil {
-		s.out = newPrinter(log.Stdout(e.Stdout), f.output) // stdout may share the progress line's terminal
+		stdout = log.Stdout(e.Stdout) // stdout may share the progress line's terminal
 	}
+	s.out = newPrinter(stdout, f.output, f.events, text)
 	if f.output == "json" {
 		s.out.diffs = newPrintDiffs(f.Trace.Diff.Mode)
 	}

@@ -49,6 +49,7 @@ type session struct {
 	limited atomic.Bool // --max-events reached
 	events  atomic.Int64
 	retries retries // on the reflector's goroutine
+	held    holding // the pods the run ends with, for its closing line
 
 	mu    sync.Mutex
 	fatal error
@@ -148,15 +149,17 @@ func (s *session) reflectorOptions() cache.ReflectorOptions {
 // runEvents runs the reflector alone, printing each watch event as it arrives.
 func (s *session) runEvents(srcCtx context.Context) {
 	emit := func(ev watch.Event[*api.Pod]) {
+		s.held.event(ev)
 		s.out.event(ev)
 		if s.out.Err() != nil {
 			s.stop()
 		}
 	}
-	var lw cache.ListerWatcher[*api.Pod] = s.lw
+	seers := []listSeer{&s.held}
 	if s.out.diffs != nil {
-		lw = diffedLister{inner: lw, diffs: s.out.diffs}
+		seers = append(seers, s.out.diffs)
 	}
+	lw := seenLister{inner: s.lw, seers: seers}
 	tee := &eventTee{inner: lw, print: emit, limit: s.plan.MaxEvents, clock: s.clock}
 	store := s.trace.WrapStore(cache.NewStore(cache.MetaNamespaceKey[*api.Pod]))
 	opts := s.reflectorOptions()
@@ -261,6 +264,7 @@ func (s *session) print(updates <-chan podconfig.PodUpdate, drain <-chan struct{
 }
 
 func (s *session) printUpdate(u podconfig.PodUpdate) {
+	s.held.apply(u)
 	s.out.update(u)
 	if s.out.Err() != nil {
 		s.stop()
@@ -289,6 +293,10 @@ func (s *session) observe(st cache.Step) {
 		s.stop()
 	}
 	switch st.Kind {
+	case cache.StepResourceVersion:
+		if !s.flags.events { // with --events, the holding follows what is printed
+			s.held.at(st.ResourceVersion)
+		}
 	case cache.StepEvent:
 		if !isChange(st.Event) {
 			return
